@@ -1,0 +1,133 @@
+"""Public Python API: build, step and run simulations, and inspect topologies.
+
+Configs are resolved here (preset or file, overrides, dropped sources, seed)
+and handed to the compiled engine ``slingsim._core`` as JSON. The engine
+releases the GIL while it simulates, so simulations in threads run in
+parallel.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Dict, Iterable, Optional, Union
+
+from . import _core
+from .config import Config, resolve, to_json
+from .progress import ProgressBar
+from .result import Result, table_from_columns
+
+ConfigLike = Union[str, Path, Config]
+
+PROGRESS_STEPS = 50
+"""A run with a progress bar advances in this many slices of its simulated time."""
+
+
+class Simulation:
+    """One simulation built from a config, runnable all at once or step by step.
+
+    >>> sim = Simulation("examples/small-dragonfly", overrides=["traffic.uniform.load=0.2"])
+    >>> sim.run_until(5_000)          # simulated ns; True once the run has ended
+    False
+    >>> result = sim.run()
+
+    ``config`` is the resolved config; ``build_s`` the wall time the engine
+    took to build the network.
+    """
+
+    def __init__(
+        self,
+        config_or_preset: ConfigLike,
+        overrides: Iterable[str] = (),
+        without: Iterable[str] = (),
+        seed: Optional[int] = None,
+    ) -> None:
+        self.config = resolve(config_or_preset, overrides, without, seed)
+        started = time.perf_counter()
+        self._engine = _core.Simulation(to_json(self.config))
+        self.build_s = time.perf_counter() - started
+        self.wall_s = 0.0
+
+    @property
+    def now_ns(self) -> float:
+        """Current simulated time in ns."""
+        return self._engine.now_ns
+
+    @property
+    def end_ns(self) -> float:
+        """Simulated time at which the run ends (warmup + duration, or the time limit)."""
+        return self._engine.end_ns
+
+    @property
+    def finished(self) -> bool:
+        """Whether the run has ended (time limit, all flows done, or deadlock)."""
+        return self._engine.finished
+
+    def run_until(self, t_ns: float) -> bool:
+        """Advance to simulated time ``t_ns``; returns True once the run has ended."""
+        started = time.perf_counter()
+        try:
+            return self._engine.run_until(float(t_ns))
+        finally:
+            self.wall_s += time.perf_counter() - started
+
+    def run(self, progress: bool = False) -> Result:
+        """Run to the end and return the :class:`Result`; ``progress`` shows a bar on a terminal."""
+        end_ns = self.end_ns
+        with ProgressBar(end_ns, "simulating", enabled=progress) as bar:
+            if bar.enabled:
+                for step in range(1, PROGRESS_STEPS + 1):
+                    target = end_ns * step / PROGRESS_STEPS
+                    if self.run_until(target):
+                        break
+                    bar.update(target)
+            if not self.finished:
+                started = time.perf_counter()
+                self._engine.run()
+                self.wall_s += time.perf_counter() - started
+            bar.update(end_ns)
+        return self.result()
+
+    def summary(self) -> Dict[str, Any]:
+        """The engine's summary so far, plus ``wall_s`` and ``build_s`` measured in Python."""
+        summary = json.loads(self._engine.summary_json())
+        summary["wall_s"] = self.wall_s
+        summary["build_s"] = self.build_s
+        return summary
+
+    def result(self) -> Result:
+        """The summary and tables as they stand now (call after the run for final figures)."""
+        return Result(
+            summary=self.summary(),
+            config=self.config,
+            packets=table_from_columns(self._engine.packets_table()),
+            links=table_from_columns(self._engine.links_table()),
+            flows=table_from_columns(self._engine.flows_table()),
+        )
+
+
+def run(
+    config_or_preset: ConfigLike,
+    overrides: Iterable[str] = (),
+    without: Iterable[str] = (),
+    seed: Optional[int] = None,
+    progress: bool = False,
+) -> Result:
+    """Build and run one simulation to the end.
+
+    ``overrides`` are dotted ``key=value`` strings (``routing.algorithm=ugal``),
+    ``without`` names traffic sources or jobs to drop, ``seed`` sets
+    ``sim.seed``, ``progress`` shows a bar on stderr when it is a terminal.
+    """
+    return Simulation(config_or_preset, overrides, without, seed).run(progress=progress)
+
+
+def topology(config_or_preset: ConfigLike, overrides: Iterable[str] = ()) -> Dict[str, Any]:
+    """Analytics of a config's topology: endpoints, switches, links by kind, diameter, bandwidths, saturation bounds."""
+    cfg = resolve(config_or_preset, overrides)
+    return json.loads(_core.topology_analytics(to_json(cfg)))
+
+
+def engine_version() -> str:
+    """Version of the compiled engine crate."""
+    return _core.version()

@@ -1,0 +1,79 @@
+"""The performance benchmark: fixed scenarios, each measured in a fresh process.
+
+Each scenario runs in its own interpreter (``python -m slingsim.bench_worker
+NAME``) so its peak resident memory is its own and not that of earlier
+scenarios. Rates are taken over the simulation's run time, excluding the
+network build, which is reported separately as ``build_s``. See
+``docs/benchmarks.md``.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any, Callable, Dict, Iterable, List, Optional
+
+from .config import Config, apply_overrides, load_config
+from .progress import ProgressBar
+
+
+def shandy_uniform_50() -> Config:
+    """Shandy (1024 nodes, 2 rails, 2048 endpoints), uniform random traffic at 50% load, 5 us warmup + 20 us measured."""
+    return apply_overrides(load_config("slingshot-shandy"), [
+        "traffic.uniform.load=0.5", "sim.warmup_ns=5000", "sim.duration_ns=20000",
+    ])
+
+
+def max_build() -> Config:
+    """The 279,040-endpoint ``slingshot-max``: build it, then 10 us of uniform traffic at 30% load, no warmup."""
+    return apply_overrides(load_config("slingshot-max"), [
+        "traffic.uniform.load=0.3", "sim.warmup_ns=0", "sim.duration_ns=10000",
+    ])
+
+
+def malbec_adversarial_ugal() -> Config:
+    """Malbec (484 nodes), group-adversarial traffic at 40% load under UGAL routing, 10 us warmup + 40 us measured."""
+    return apply_overrides(load_config("slingshot-malbec"), [
+        "traffic.uniform.pattern=group_adversarial", "traffic.uniform.load=0.4",
+        "routing.algorithm=ugal", "sim.warmup_ns=10000", "sim.duration_ns=40000",
+    ])
+
+
+SCENARIOS: Dict[str, Callable[[], Config]] = {
+    "shandy-uniform-50": shandy_uniform_50,
+    "max-build": max_build,
+    "malbec-adversarial-ugal": malbec_adversarial_ugal,
+}
+"""Benchmark scenarios by name, each a function returning its config."""
+
+
+def scenario_config(name: str) -> Config:
+    """The config of a named scenario, or a ValueError listing the scenarios."""
+    if name not in SCENARIOS:
+        raise ValueError(f"bench --only: no scenario {name!r}; choose one of: {', '.join(SCENARIOS)}")
+    return SCENARIOS[name]()
+
+
+def measure_in_subprocess(name: str) -> Dict[str, Any]:
+    """Run one scenario in a fresh interpreter and return the JSON figures it prints."""
+    scenario_config(name)  # fail fast, in this process, on an unknown name
+    done = subprocess.run(
+        [sys.executable, "-m", "slingsim.bench_worker", name],
+        capture_output=True, text=True, check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"bench scenario {name} failed (exit {done.returncode}):\n{done.stderr.strip()}")
+    return json.loads(done.stdout)
+
+
+def run_bench(only: Optional[Iterable[str]] = None, progress: bool = False) -> List[Dict[str, Any]]:
+    """Measure the chosen scenarios (all by default), one subprocess each, in order."""
+    names = list(only) if only else list(SCENARIOS)
+    for name in names:
+        scenario_config(name)
+    results = []
+    with ProgressBar(len(names), "benchmark", enabled=progress, delay_s=0.0) as bar:
+        for name in names:
+            results.append(measure_in_subprocess(name))
+            bar.update(len(results))
+    return results

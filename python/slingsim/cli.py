@@ -1,0 +1,236 @@
+"""The ``slingsim`` command line: run, topo, sweep-load, demo and bench (see ``docs/cli.md``).
+
+Exit status: 0 on success, 2 for a bad config or argument (``error: ...`` on
+stderr, no traceback), 3 when a run ended in deadlock (the stuck buffers are
+printed).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+# Subcommands import the heavy modules (pyarrow, matplotlib, Dask) only when
+# they run, so `slingsim --help` and argument errors answer instantly.
+EXIT_USAGE = 2
+EXIT_DEADLOCK = 3
+
+CONFIG_HELP = (
+    "a TOML config file, or a preset name: slingshot-malbec, slingshot-shandy, slingshot-max, "
+    "examples/small-dragonfly, ... (see python/slingsim/configs/)"
+)
+
+
+def parse_loads(text: str) -> List[float]:
+    """``--loads`` value: comma-separated offered loads, each a number >= 0."""
+    loads = []
+    for item in text.split(","):
+        item = item.strip()
+        try:
+            load = float(item)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{item!r} is not a number; give offered loads like 0.1,0.2,0.5"
+            ) from None
+        if load != load or load < 0:
+            raise argparse.ArgumentTypeError(
+                f"{item} is not a valid load; loads are fractions of injection bandwidth, 0 or more"
+            )
+        loads.append(load)
+    return loads
+
+
+def positive_int(text: str) -> int:
+    """``--workers`` value: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be 1 or more")
+    return value
+
+
+def seed_int(text: str) -> int:
+    """``--seed`` value: a non-negative integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer seed") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative; seeds are 0 or more")
+    return value
+
+
+def _add_set(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+        help="override a config key, e.g. routing.algorithm=ugal, traffic.uniform.load=0.4 "
+             "(a source by name) or traffic.0.load=0.4 (by position); values are TOML; repeatable",
+    )
+
+
+def _add_scheduler(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--scheduler", metavar="ADDR",
+        help="Dask scheduler: tcp://host:port of a running scheduler, or 'sync' to run serially "
+             "in this process; default: a local cluster with one thread per core",
+    )
+    parser.add_argument("--workers", type=positive_int, metavar="N",
+                        help="threads of the local cluster (default: number of cores)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="slingsim",
+        description="Packet-level simulator of Slingshot-class HPC interconnects.",
+        epilog="Config keys: docs/config.md. Results: docs/results.md.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = sub.add_parser("run", help="run one simulation and print its summary",
+                         description="Run one simulation and print its summary (overall and per traffic source).")
+    run.add_argument("config", metavar="CONFIG_OR_PRESET", help=CONFIG_HELP)
+    _add_set(run)
+    run.add_argument("--without", action="append", default=[], metavar="NAME",
+                     help="drop the named traffic source or job (isolated baseline); repeatable")
+    run.add_argument("--seed", type=seed_int, metavar="N", help="master seed (sets sim.seed)")
+    run.add_argument("--out", metavar="DIR",
+                     help="write summary.json, config.json, packets/links/flows.parquet into DIR")
+    run.add_argument("--json", action="store_true",
+                     help="print the summary as one JSON object (engine keys plus wall_s)")
+
+    topo = sub.add_parser("topo", help="print topology analytics",
+                          description="Build the topology of a config and print its analytics.")
+    topo.add_argument("config", metavar="CONFIG_OR_PRESET", help=CONFIG_HELP)
+    _add_set(topo)
+    topo.add_argument("--json", action="store_true", help="print the analytics as one JSON object")
+
+    sweep = sub.add_parser("sweep-load", help="latency and accepted load against offered load",
+                           description="Run a config at several offered loads (in parallel over Dask) "
+                                       "and report latency and accepted load; writes sweep.parquet "
+                                       "and latency_vs_load.png.")
+    sweep.add_argument("config", metavar="CONFIG", help=CONFIG_HELP)
+    sweep.add_argument("--loads", type=parse_loads, required=True, metavar="L1,L2,...",
+                       help="offered loads, fractions of injection bandwidth, e.g. 0.1,0.2,0.5")
+    _add_set(sweep)
+    sweep.add_argument("--source", metavar="NAME",
+                       help="sweep only this traffic source and report its figures "
+                            "(default: every Bernoulli source, overall figures)")
+    sweep.add_argument("--out", default="out/sweep-load", metavar="DIR",
+                       help="output folder (default: out/sweep-load)")
+    _add_scheduler(sweep)
+    sweep.add_argument("--json", action="store_true", help="print the table as JSON: {\"points\": [...]}")
+
+    demo = sub.add_parser("demo", help="latency vs load on Malbec for minimal, Valiant and UGAL routing",
+                          description="Latency against offered load on Malbec (484 nodes) for minimal, "
+                                      "Valiant and UGAL routing under uniform and group-adversarial traffic; "
+                                      "prints a table, writes demo.parquet and latency_vs_load.png.")
+    demo.add_argument("--out", default="out/demo", metavar="DIR", help="output folder (default: out/demo)")
+    demo.add_argument("--quick", action="store_true", help="three loads per curve and shorter windows")
+    _add_scheduler(demo)
+
+    bench = sub.add_parser("bench", help="performance benchmark",
+                           description="Run the benchmark scenarios, each in a fresh process, and report "
+                                       "events/s, packet-hops/s, simulated ns per wall second and peak memory.")
+    bench.add_argument("--only", action="append", metavar="NAME",
+                       help="run only this scenario (shandy-uniform-50, max-build, malbec-adversarial-ugal); repeatable")
+    bench.add_argument("--json", action="store_true", help="print {\"scenarios\": [...]} as JSON")
+    return parser
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """``slingsim run``: one simulation, summary to stdout, files to --out."""
+    from .api import run
+    from .report import deadlock_text, summary_text
+
+    result = run(args.config, args.overrides, args.without, args.seed, progress=True)
+    if args.out:
+        result.write(args.out)
+        print(f"wrote {args.out}", file=sys.stderr)
+    summary = result.summary
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(summary_text(summary, f"run {args.config}"))
+    if summary["end_reason"] == "deadlock":
+        print(deadlock_text(summary), file=sys.stderr)
+        return EXIT_DEADLOCK
+    return 0
+
+
+def cmd_topo(args: argparse.Namespace) -> int:
+    """``slingsim topo``: analytics of a config's topology."""
+    from .api import topology
+    from .report import topology_text
+
+    analytics = topology(args.config, args.overrides)
+    print(json.dumps(analytics) if args.json else topology_text(analytics, f"topology of {args.config}"))
+    return 0
+
+
+def cmd_sweep_load(args: argparse.Namespace) -> int:
+    """``slingsim sweep-load``: a load curve as a table, Parquet file and plot."""
+    import pyarrow.parquet as pq
+
+    from .config import resolve
+    from .plots import plot_load_curves
+    from .report import load_curve_text
+    from .sweep import sweep_load
+
+    cfg = resolve(args.config, args.overrides)
+    table = sweep_load(cfg, args.loads, args.source, scheduler=args.scheduler,
+                       workers=args.workers, progress=True)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, out / "sweep.parquet")
+    title = f"{args.config}" + (f", source {args.source}" if args.source else "")
+    plot_load_curves(table, out / "latency_vs_load.png", label_column=None, title=title)
+    rows = table.to_pylist()
+    print(json.dumps({"points": rows}) if args.json else load_curve_text(rows))
+    print(f"wrote {out / 'sweep.parquet'} and {out / 'latency_vs_load.png'}", file=sys.stderr)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """``slingsim demo``: the Malbec routing study."""
+    from .experiments.demo import run_demo
+    from .report import load_curve_text
+
+    table = run_demo(args.out, args.quick, args.scheduler, args.workers, progress=True)
+    print(load_curve_text(table.to_pylist(), label_columns=("pattern", "routing")))
+    print(f"wrote {Path(args.out) / 'demo.parquet'} and {Path(args.out) / 'latency_vs_load.png'}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """``slingsim bench``: the performance scenarios."""
+    from .bench import run_bench
+    from .report import bench_text
+
+    scenarios = run_bench(args.only, progress=True)
+    print(json.dumps({"scenarios": scenarios}) if args.json else bench_text(scenarios))
+    return 0
+
+
+COMMANDS = {"run": cmd_run, "topo": cmd_topo, "sweep-load": cmd_sweep_load, "demo": cmd_demo, "bench": cmd_bench}
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Parse arguments, run the subcommand, and map errors to ``error: ...`` with exit status 2."""
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except RuntimeError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""Plain-text rendering of summaries, topologies, load curves and benchmarks for the terminal."""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional, Sequence
+
+
+def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> str:
+    """Columns aligned under their headers: the first ``left`` columns (names) left-aligned, numbers right-aligned."""
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows)]
+
+    def line(cells: Sequence[Any]) -> str:
+        parts = [
+            str(cell).ljust(width) if i < left else str(cell).rjust(width)
+            for i, (cell, width) in enumerate(zip(cells, widths))
+        ]
+        return "  ".join(parts).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+def number(value: Optional[float], digits: int = 3) -> str:
+    """A number with ``digits`` decimals, thousands separated; ``-`` when missing."""
+    if value is None:
+        return "-"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return f"{value:,.{digits}f}"
+
+
+def _traffic_row(name: str, figures: Dict[str, Any]) -> List[str]:
+    latency = figures.get("latency_ns") or {}
+    return [
+        name,
+        number(figures.get("nodes")),
+        number(figures.get("offered_load")),
+        number(figures.get("accepted_load")),
+        number(latency.get("mean"), 0),
+        number(latency.get("p50"), 0),
+        number(latency.get("p99"), 0),
+        number(latency.get("p999"), 0),
+        number(figures.get("hops_mean"), 2),
+        number(figures.get("nonminimal_fraction")),
+    ]
+
+
+TRAFFIC_HEADERS = ["source", "nodes", "offered", "accepted", "lat mean ns", "p50 ns", "p99 ns", "p99.9 ns", "hops", "nonmin"]
+
+
+def summary_text(summary: Dict[str, Any], title: str) -> str:
+    """A run's summary: headline counters, load and latency overall and per traffic source, link use."""
+    lines = [
+        f"{title}: {summary['end_reason']} at {number(summary['sim_time_ns'], 0)} ns simulated, "
+        f"{summary['wall_s']:.2f} s wall (build {summary.get('build_s', 0):.2f} s)",
+        f"events {number(summary['events'])}, packet hops {number(summary['packet_hops'])}, "
+        f"packets delivered {number(summary['packets_delivered'])}, "
+        f"bytes conserved: {'yes' if summary['bytes_conserved'] else 'NO'}",
+        "",
+    ]
+    rows = [_traffic_row("(all)", summary)]
+    rows += [_traffic_row(name, figures) for name, figures in summary.get("traffic", {}).items()]
+    lines.append(text_table(TRAFFIC_HEADERS, rows))
+    flows = {n: f["flows"] for n, f in summary.get("traffic", {}).items() if (f.get("flows") or {}).get("count")}
+    if flows:
+        lines += ["", text_table(
+            ["source", "flows", "completed", "fct mean ns", "fct p50 ns", "fct p99 ns", "fct max ns"],
+            [[n, number(f["count"]), number(f["completed"])] + [number(f["fct_ns"].get(k), 0) for k in ("mean", "p50", "p99", "max")]
+             for n, f in flows.items()],
+        )]
+    links = summary.get("links") or {}
+    if links:
+        lines += ["", text_table(
+            ["link kind", "count", "util mean", "util max"],
+            [[kind, number(l["count"]), number(l["utilization_mean"]), number(l["utilization_max"])] for kind, l in links.items()],
+        )]
+    return "\n".join(lines)
+
+
+def deadlock_text(summary: Dict[str, Any]) -> str:
+    """The deadlock report: every stuck buffer, one per line."""
+    stuck = (summary.get("deadlock") or {}).get("stuck_buffers", [])
+    lines = [f"deadlock: no packet moved for the watchdog time; {len(stuck)} stuck buffers:"]
+    lines += [f"  {json.dumps(b) if not isinstance(b, str) else b}" for b in stuck]
+    return "\n".join(lines)
+
+
+def _bandwidth(bytes_per_s: Optional[float]) -> str:
+    return "-" if bytes_per_s is None else f"{bytes_per_s / 1e12:.3f} TB/s"
+
+
+def topology_text(analytics: Dict[str, Any], title: str) -> str:
+    """Topology analytics as aligned ``name  value`` lines with units."""
+    links = analytics.get("links", {})
+    rows = [
+        ["endpoints", number(analytics.get("endpoints"))],
+        ["nodes", number(analytics.get("nodes"))],
+        ["switches", number(analytics.get("switches"))],
+        ["links terminal / local / global",
+         " / ".join(number(links.get(k)) for k in ("terminal", "local", "global"))],
+        ["diameter (switch hops)", number(analytics.get("diameter"))],
+        ["average minimal hops", number(analytics.get("avg_min_hops"))],
+        ["injection bandwidth", _bandwidth(analytics.get("injection_bw_Bps"))],
+        ["global bandwidth", _bandwidth(analytics.get("global_bw_Bps"))],
+        ["bisection bandwidth", _bandwidth(analytics.get("bisection_bw_Bps"))],
+        ["all-to-all peak", _bandwidth(analytics.get("alltoall_peak_Bps"))],
+        ["uniform minimal saturation", number(analytics.get("uniform_minimal_saturation"))],
+        ["adversarial minimal saturation", number(analytics.get("adversarial_minimal_saturation"))],
+        ["build time", f"{analytics.get('build_s', 0):.3f} s"],
+    ]
+    return f"{title}\n" + text_table(["figure", "value"], rows)
+
+
+LOAD_CURVE_HEADERS = {
+    "load": ("load", 3), "offered_load": ("offered", 3), "accepted_load": ("accepted", 3),
+    "latency_mean_ns": ("lat mean ns", 0), "latency_p50_ns": ("p50 ns", 0),
+    "latency_p99_ns": ("p99 ns", 0), "latency_p999_ns": ("p99.9 ns", 0),
+    "hops_mean": ("hops", 2), "nonminimal_fraction": ("nonmin", 3),
+}
+
+
+def load_curve_text(rows: List[Dict[str, Any]], label_columns: Sequence[str] = ()) -> str:
+    """A load sweep table (rows as dicts), label columns first."""
+    headers = list(label_columns) + [h for h, _ in LOAD_CURVE_HEADERS.values()] + ["end"]
+    body = [
+        [str(row[c]) for c in label_columns]
+        + [number(row[key], digits) for key, (_, digits) in LOAD_CURVE_HEADERS.items()]
+        + [row["end_reason"]]
+        for row in rows
+    ]
+    return text_table(headers, body, left=max(1, len(label_columns)))
+
+
+def bench_text(scenarios: List[Dict[str, Any]]) -> str:
+    """Benchmark scenarios: throughput, simulated speed and peak memory per scenario."""
+    rows = [
+        [
+            s["name"],
+            f"{s['events_per_s'] / 1e6:.2f} M",
+            f"{s['packet_hops_per_s'] / 1e6:.2f} M",
+            number(s["sim_ns_per_wall_s"], 0),
+            f"{s['peak_rss_bytes'] / 2**20:,.0f} MiB",
+            f"{s['build_s']:.2f}",
+            f"{s['wall_s']:.2f}",
+            number(s["events"]),
+            number(s["packet_hops"]),
+        ]
+        for s in scenarios
+    ]
+    headers = ["scenario", "events/s", "pkt-hops/s", "sim ns/wall s", "peak RSS", "build s", "run s", "events", "packet hops"]
+    return text_table(headers, rows)

@@ -1,0 +1,16 @@
+"""Shared fixtures: short runs of the small example dragonfly keep every test fast."""
+import pytest
+
+SMALL = "examples/small-dragonfly"
+"""9 groups x 4 switches x 4 endpoints: 144 endpoints, one global link per group pair."""
+
+SHORT_WINDOW = ["sim.warmup_ns=2000", "sim.duration_ns=5000"]
+"""Overrides for runs that check plumbing, not physics."""
+
+
+@pytest.fixture
+def small_config():
+    """The resolved small-dragonfly config with a short window."""
+    from slingsim.config import apply_overrides, load_config
+
+    return apply_overrides(load_config(SMALL), SHORT_WINDOW)

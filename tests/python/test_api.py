@@ -1,0 +1,49 @@
+"""The Python API: run, step-by-step Simulation, topology analytics."""
+import pytest
+
+import slingsim
+
+from conftest import SHORT_WINDOW, SMALL
+
+
+def test_run_summary_has_the_documented_keys(small_config):
+    summary = slingsim.run(small_config).summary
+    for key in ("sim_time_ns", "wall_s", "events", "packet_hops", "packets_delivered", "bytes_delivered",
+                "offered_load", "accepted_load", "latency_ns", "hops_mean", "nonminimal_fraction",
+                "end_reason", "bytes_conserved", "traffic", "links"):
+        assert key in summary, key
+    assert set(summary["latency_ns"]) >= {"mean", "p50", "p99", "p999"}
+    assert summary["wall_s"] > 0
+    assert summary["end_reason"] == "time_limit"
+
+
+def test_simulation_steps_until_its_end(small_config):
+    sim = slingsim.Simulation(small_config)
+    assert sim.end_ns == 7000
+    assert sim.run_until(3000) is False
+    assert sim.now_ns == pytest.approx(3000)
+    assert not sim.finished
+    assert sim.run_until(sim.end_ns) is True
+    assert sim.finished
+    result = sim.result()
+    assert result.summary["sim_time_ns"] == pytest.approx(7000)
+
+
+def test_run_applies_overrides_without_and_seed():
+    result = slingsim.run("examples/incast-mix", overrides=SHORT_WINDOW + ["traffic.victim.load=0.1"],
+                          without=["aggressor"], seed=11)
+    assert result.config["sim"]["seed"] == 11
+    assert list(result.summary["traffic"]) == ["victim"]
+    assert result.summary["traffic"]["victim"]["offered_load"] == pytest.approx(0.1, rel=0.3)
+
+
+def test_topology_of_the_small_dragonfly():
+    topo = slingsim.topology(SMALL)
+    assert topo["endpoints"] == 144
+    assert topo["switches"] == 36
+    assert topo["links"]["global"] == 36  # one per pair of the 9 groups
+    assert topo["diameter"] == 3
+
+
+def test_engine_version_is_reported():
+    assert slingsim.engine_version()

@@ -1,0 +1,40 @@
+"""Benchmark scenarios resolve to valid configs; unknown names are explained."""
+import pytest
+
+import slingsim
+from slingsim.bench import SCENARIOS, scenario_config
+
+
+def test_scenarios_are_the_documented_ones():
+    assert list(SCENARIOS) == ["shandy-uniform-50", "max-build", "malbec-adversarial-ugal"]
+
+
+def test_scenario_configs_say_what_they_measure():
+    shandy = scenario_config("shandy-uniform-50")
+    assert shandy["traffic"][0]["load"] == 0.5 and shandy["topology"]["rails"] == 2
+    big = scenario_config("max-build")
+    assert big["sim"]["warmup_ns"] == 0 and big["sim"]["duration_ns"] == 10000
+    malbec = scenario_config("malbec-adversarial-ugal")
+    assert malbec["routing"]["algorithm"] == "ugal"
+    assert malbec["traffic"][0]["pattern"] == "group_adversarial"
+
+
+def test_small_scenarios_build_in_the_engine():
+    for name in ("shandy-uniform-50", "malbec-adversarial-ugal"):
+        sim = slingsim.Simulation(scenario_config(name))
+        assert sim.end_ns > 0
+
+
+def test_unknown_scenario_lists_the_names():
+    with pytest.raises(ValueError, match="shandy-uniform-50"):
+        scenario_config("nope")
+
+
+@pytest.mark.slow
+def test_bench_worker_measures_one_scenario_in_a_subprocess():
+    from slingsim.bench import measure_in_subprocess
+
+    figures = measure_in_subprocess("malbec-adversarial-ugal")
+    for key in ("name", "events_per_s", "packet_hops_per_s", "sim_ns_per_wall_s", "peak_rss_bytes", "wall_s"):
+        assert key in figures
+    assert figures["peak_rss_bytes"] > 10 * 2**20

@@ -1,0 +1,29 @@
+"""Result tables and their Parquet/JSON round trip."""
+import json
+
+import pyarrow as pa
+
+import slingsim
+from slingsim.result import Result, table_from_columns
+
+
+def test_table_from_engine_columns():
+    table = table_from_columns({"latency_ns": [1.5, 2.5], "hops": [3, 4], "kind": ["a", "b"]})
+    assert table.num_rows == 2
+    assert table.column("hops").to_pylist() == [3, 4]
+    assert table_from_columns({}).num_rows == 0
+
+
+def test_write_and_read_back_a_run(tmp_path, small_config):
+    result = slingsim.run(small_config)
+    assert isinstance(result.packets, pa.Table) and result.packets.num_rows > 0
+    assert result.links.num_rows > 0
+    out = result.write(tmp_path / "run")
+    for name in ("summary.json", "config.json", "packets.parquet", "links.parquet", "flows.parquet"):
+        assert (out / name).is_file(), name
+    again = Result.read(out)
+    assert again.summary == json.loads(json.dumps(result.summary))
+    assert again.config == small_config
+    assert again.packets.equals(result.packets)
+    assert again.links.equals(result.links)
+    assert again.flows.num_rows == result.flows.num_rows

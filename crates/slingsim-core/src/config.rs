@@ -1,0 +1,275 @@
+//! The simulation config: every key with its default, declared once here
+//! (see docs/config.md). Configs arrive as JSON (the Python layer turns TOML
+//! into JSON); unknown keys are rejected with their path.
+
+use crate::error::{ConfigError, Result};
+use serde::Deserialize;
+
+/// A whole simulation.
+#[derive(Clone, Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub topology: TopologyConfig,
+    pub nic: NicConfig,
+    pub links: LinkConfig,
+    pub switch: SwitchConfig,
+    pub routing: RoutingConfig,
+    pub sim: SimConfig,
+    pub traffic: Vec<TrafficConfig>,
+}
+
+/// Topology family and its parameters (MODEL.md Sec. 3).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TopologyConfig {
+    /// Topology family; this release builds `dragonfly`.
+    pub kind: String,
+    /// Groups g.
+    pub groups: u32,
+    /// Switches per group a.
+    pub switches_per_group: u32,
+    /// Endpoint ports per switch p.
+    pub endpoints_per_switch: u32,
+    /// Parallel local links between each pair of switches of a group.
+    pub local_links_per_pair: u32,
+    /// Global ports per switch h.
+    pub global_ports_per_switch: u32,
+    /// Links per pair of groups; `None` = as many as the ports allow.
+    pub global_links_per_group_pair: Option<u32>,
+    /// Fraction of the maximum links per group pair that is cabled.
+    pub taper: Option<f64>,
+    /// Global wiring: `consecutive` or `round-robin`.
+    pub arrangement: String,
+    /// Ports per switch (Rosetta: 64).
+    pub radix: u32,
+    /// Populated nodes; `None` = every endpoint port / rails.
+    pub nodes: Option<u32>,
+    /// NIC rails per node.
+    pub rails: u32,
+}
+
+impl Default for TopologyConfig {
+    fn default() -> Self {
+        TopologyConfig {
+            kind: "dragonfly".into(),
+            groups: 4,
+            switches_per_group: 8,
+            endpoints_per_switch: 16,
+            local_links_per_pair: 1,
+            global_ports_per_switch: 6,
+            global_links_per_group_pair: None,
+            taper: None,
+            arrangement: "consecutive".into(),
+            radix: 64,
+            nodes: None,
+            rails: 1,
+        }
+    }
+}
+
+/// NIC parameters (MODEL.md Sec. 2).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NicConfig {
+    /// Injection bandwidth per rail, bits/s.
+    pub bandwidth_bps: f64,
+    /// Maximum payload per packet, bytes.
+    pub mtu_payload: u32,
+    /// Frame format: `roce` or `slingshot`.
+    pub frame: String,
+}
+
+impl Default for NicConfig {
+    fn default() -> Self {
+        NicConfig { bandwidth_bps: 100e9, mtu_payload: 4096, frame: "roce".into() }
+    }
+}
+
+/// Link parameters (MODEL.md Sec. 2).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinkConfig {
+    /// Switch-to-switch bandwidth, bits/s.
+    pub bandwidth_bps: f64,
+    pub terminal_latency_ns: f64,
+    pub local_latency_ns: f64,
+    pub global_latency_ns: f64,
+    /// FEC latency added on every link traversal *(assumed 100 ns)*.
+    pub fec_latency_ns: f64,
+}
+
+impl Default for LinkConfig {
+    fn default() -> Self {
+        LinkConfig {
+            bandwidth_bps: 200e9,
+            terminal_latency_ns: 10.0,
+            local_latency_ns: 10.0,
+            global_latency_ns: 100.0,
+            fec_latency_ns: 100.0,
+        }
+    }
+}
+
+/// Switch parameters (Rosetta defaults, MODEL.md Sec. 2).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SwitchConfig {
+    /// Fall-through latency port to port.
+    pub latency_ns: f64,
+    /// Input buffer per port, split over the virtual channels.
+    pub buffer_bytes: u32,
+    /// Crossbar speedup over the port rate.
+    pub speedup: f64,
+}
+
+impl Default for SwitchConfig {
+    fn default() -> Self {
+        SwitchConfig { latency_ns: 300.0, buffer_bytes: 131_072, speedup: 2.0 }
+    }
+}
+
+/// Routing choice (MODEL.md Sec. 4).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoutingConfig {
+    /// `minimal`, `valiant` or `ugal`.
+    pub algorithm: String,
+    /// UGAL keeps the minimal path unless it costs this many byte-hops more.
+    pub ugal_threshold_bytes: f64,
+}
+
+impl Default for RoutingConfig {
+    fn default() -> Self {
+        RoutingConfig { algorithm: "minimal".into(), ugal_threshold_bytes: 0.0 }
+    }
+}
+
+/// Run control and measurement.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimConfig {
+    pub seed: u64,
+    pub warmup_ns: f64,
+    pub duration_ns: f64,
+    pub max_time_ns: f64,
+    pub watchdog_ns: f64,
+    pub packet_sample_every: u32,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            seed: 1,
+            warmup_ns: 10_000.0,
+            duration_ns: 50_000.0,
+            max_time_ns: 10_000_000.0,
+            watchdog_ns: 500_000.0,
+            packet_sample_every: 16,
+        }
+    }
+}
+
+/// One named synthetic traffic source (MODEL.md Sec. 7).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrafficConfig {
+    pub name: Option<String>,
+    pub pattern: String,
+    pub load: f64,
+    pub message_bytes: u64,
+    pub flow_bytes: Option<u64>,
+    pub flows_per_node: u32,
+    pub start_ns: f64,
+    /// `"all"`, `{count}`, `{fraction}` or `{list}`; parsed by `traffic::nodes`.
+    pub nodes: serde_json::Value,
+    pub placement: String,
+    pub target: u32,
+}
+
+impl Default for TrafficConfig {
+    fn default() -> Self {
+        TrafficConfig {
+            name: None,
+            pattern: "uniform".into(),
+            load: 0.5,
+            message_bytes: 4096,
+            flow_bytes: None,
+            flows_per_node: 1,
+            start_ns: 0.0,
+            nodes: serde_json::Value::String("all".into()),
+            placement: "linear".into(),
+            target: 0,
+        }
+    }
+}
+
+impl Config {
+    /// Parses a config from JSON text, naming the path of any bad field.
+    pub fn from_json(text: &str) -> Result<Config> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let path = if path == "." { String::new() } else { path };
+            ConfigError::new(path, e.inner().to_string())
+        })?;
+        cfg.check_numbers()?;
+        Ok(cfg)
+    }
+
+    /// Checks the ranges of numeric fields that are not topology-specific.
+    fn check_numbers(&self) -> Result<()> {
+        positive("nic.bandwidth_bps", self.nic.bandwidth_bps)?;
+        positive("links.bandwidth_bps", self.links.bandwidth_bps)?;
+        if self.nic.mtu_payload == 0 {
+            return Err(ConfigError::new("nic.mtu_payload", "must be at least 1 byte"));
+        }
+        for (k, v) in [
+            ("links.terminal_latency_ns", self.links.terminal_latency_ns),
+            ("links.local_latency_ns", self.links.local_latency_ns),
+            ("links.global_latency_ns", self.links.global_latency_ns),
+            ("links.fec_latency_ns", self.links.fec_latency_ns),
+            ("switch.latency_ns", self.switch.latency_ns),
+            ("sim.warmup_ns", self.sim.warmup_ns),
+            ("routing.ugal_threshold_bytes", self.routing.ugal_threshold_bytes),
+        ] {
+            non_negative(k, v)?;
+        }
+        positive("switch.speedup", self.switch.speedup)?;
+        positive("sim.duration_ns", self.sim.duration_ns)?;
+        positive("sim.max_time_ns", self.sim.max_time_ns)?;
+        positive("sim.watchdog_ns", self.sim.watchdog_ns)?;
+        Ok(())
+    }
+}
+
+fn positive(field: &str, v: f64) -> Result<()> {
+    if !(v.is_finite() && v > 0.0) {
+        return Err(ConfigError::new(field, format!("must be a positive number, got {v}")));
+    }
+    Ok(())
+}
+
+fn non_negative(field: &str, v: f64) -> Result<()> {
+    if !(v.is_finite() && v >= 0.0) {
+        return Err(ConfigError::new(field, format!("must be zero or positive, got {v}")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_names_its_path() {
+        let e = Config::from_json(r#"{"topology": {"grups": 3}}"#).unwrap_err();
+        assert_eq!(e.field, "topology.grups");
+        assert!(e.message.contains("grups"), "{e}");
+    }
+
+    #[test]
+    fn wrong_type_names_its_path() {
+        let e = Config::from_json(r#"{"traffic": [{"load": "high"}]}"#).unwrap_err();
+        assert_eq!(e.field, "traffic[0].load");
+    }
+}

@@ -1,0 +1,166 @@
+//! NIC side: traffic generation, messages, packetization and injection.
+
+use super::{FlowRecord, Message, Simulation, NEVER};
+use crate::event::Event;
+use crate::network::NONE;
+use crate::packet::{Packet, FLAG_MEASURED};
+use crate::traffic::Injection;
+use crate::units::Ps;
+
+impl Simulation {
+    /// Schedules each source's first events.
+    pub(crate) fn schedule_sources(&mut self) {
+        for s in 0..self.sources.len() {
+            let src = &self.sources[s];
+            match src.injection {
+                Injection::Flows { .. } => self.events.push(src.start_ps, Event::StartFlows(s as u16)),
+                Injection::Bernoulli { load, .. } => {
+                    let start = src.start_ps;
+                    let slot = self.source_slot_ps[s];
+                    for m in 0..src.nodes.len() as u32 {
+                        if let crate::traffic::Pattern::Incast(t) = src.pattern {
+                            if t == m {
+                                continue; // the incast target only receives
+                            }
+                        }
+                        // Random phase inside the first gap so nodes do not start in lockstep.
+                        let gap = self.source_rng[s].geometric(load) as f64 * slot;
+                        let at = start + (gap * self.source_rng[s].unit()) as Ps;
+                        if at < self.end {
+                            self.events.push(at, Event::Generate { source: s as u16, member: m });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A Bernoulli source generates a message at one of its nodes.
+    pub(crate) fn on_generate(&mut self, s: u16, member: u32) {
+        let si = s as usize;
+        let (load, bytes) = match self.sources[si].injection {
+            Injection::Bernoulli { load, message_bytes } => (load, message_bytes),
+            Injection::Flows { .. } => unreachable!("flow sources do not generate"),
+        };
+        let src = &self.sources[si];
+        let n = src.nodes.len() as u32;
+        let rng = &mut self.source_rng[si];
+        if let Some(d) = src.pattern.destination(member, src.groups[member as usize], n, rng) {
+            let (a, b) = (src.nodes[member as usize], src.nodes[d as usize]);
+            self.enqueue_message(a, b, bytes, s, NONE);
+            if self.now >= self.warmup {
+                self.stats[si].offered_wire += self.source_msg_wire[si];
+            }
+        }
+        let gap = self.source_rng[si].geometric(load) as f64 * self.source_slot_ps[si];
+        let next = self.now + gap.max(1.0) as Ps;
+        if next < self.end {
+            self.events.push(next, Event::Generate { source: s, member });
+        }
+    }
+
+    /// A flow source starts all its flows.
+    pub(crate) fn on_start_flows(&mut self, s: u16) {
+        let si = s as usize;
+        let Injection::Flows { bytes, per_node } = self.sources[si].injection else {
+            unreachable!("only flow sources start flows")
+        };
+        for member in 0..self.sources[si].nodes.len() as u32 {
+            for _ in 0..per_node {
+                let src = &self.sources[si];
+                let n = src.nodes.len() as u32;
+                let Some(d) = src.pattern.destination(member, src.groups[member as usize], n, &mut self.source_rng[si]) else {
+                    continue;
+                };
+                let (a, b) = (src.nodes[member as usize], src.nodes[d as usize]);
+                let flow = self.flows.len() as u32;
+                self.flows.push(FlowRecord { source: s, src_node: a, dst_node: b, bytes, start: self.now, end: NEVER });
+                self.flows_pending += 1;
+                self.stats[si].flows += 1;
+                self.stats[si].offered_wire += self.source_msg_wire[si];
+                self.enqueue_message(a, b, bytes, s, flow);
+            }
+        }
+        if self.flows_pending == 0 && !self.has_bernoulli && self.sources.iter().all(|x| matches!(x.injection, Injection::Flows { .. })) {
+            // Nothing to send at all (e.g. an incast of one node).
+            let pending_starts = self.sources.iter().any(|x| x.start_ps > self.now);
+            if !pending_starts {
+                self.finish(super::EndReason::FlowsDone);
+            }
+        }
+    }
+
+    /// Queues a message from node `a` to node `b` on the next rail of `a`.
+    pub(crate) fn enqueue_message(&mut self, a: u32, b: u32, bytes: u64, source: u16, flow: u32) {
+        let rails = self.net.rails;
+        let rail = self.next_rail[a as usize] % rails;
+        self.next_rail[a as usize] = self.next_rail[a as usize].wrapping_add(1);
+        let src = self.net.endpoint_of(a, rail);
+        let dst = self.net.endpoint_of(b, rail);
+        let m = Message { src, dst, source, measured: self.now >= self.warmup, to_send: bytes, to_deliver: bytes, created: self.now, flow };
+        let id = match self.free_messages.pop() {
+            Some(i) => {
+                self.messages[i as usize] = m;
+                i
+            }
+            None => {
+                self.messages.push(m);
+                (self.messages.len() - 1) as u32
+            }
+        };
+        self.nic_queue[src as usize].push_back(id);
+        let ch = self.net.endpoint_up[src as usize];
+        let at = self.now.max(self.tx[ch as usize].busy_until);
+        self.schedule_try(ch, at);
+    }
+
+    /// The NIC of endpoint `e` sends the next packet of its head message
+    /// on its injection channel `ch`, if the switch has buffer space.
+    pub(crate) fn nic_send(&mut self, e: u32, ch: u32) {
+        let next_return = self.absorb_credits(ch);
+        let Some(&m) = self.nic_queue[e as usize].front() else { return };
+        let msg = self.messages[m as usize];
+        let payload = msg.to_send.min(self.mtu as u64) as u32;
+        let wire = self.frame.wire_bytes(payload);
+        let n = self.n_vcs;
+        if self.credits[ch as usize * n] < wire as i64 {
+            if next_return != NEVER {
+                self.schedule_try(ch, next_return);
+            } else {
+                self.tx[ch as usize].waiting_credit = true;
+            }
+            return;
+        }
+        let now = self.now;
+        let (rate, latency) = {
+            let c = &self.net.channels[ch as usize];
+            (c.rate, c.latency)
+        };
+        let ser = rate.serialize(wire as u64);
+        let mut p = Packet::new(msg.src, msg.dst, self.net.endpoint_switch[msg.dst as usize], m, msg.source);
+        p.payload = payload;
+        p.wire = wire;
+        p.created = msg.created;
+        p.injected = now;
+        p.ch = ch;
+        p.tail = now + ser + latency;
+        if msg.measured {
+            p.flags |= FLAG_MEASURED;
+        }
+        let h = self.pool.alloc(p);
+        self.events.push(now + latency, Event::Arrive(h));
+        self.credits[ch as usize * n] -= wire as i64;
+        self.tx[ch as usize].busy_until = now + ser;
+        self.account_busy(ch, now, ser, wire);
+        self.packets_injected += 1;
+        self.bytes_injected += payload as u64;
+        let left = msg.to_send - payload as u64;
+        self.messages[m as usize].to_send = left;
+        if left == 0 {
+            self.nic_queue[e as usize].pop_front();
+        }
+        if !self.nic_queue[e as usize].is_empty() {
+            self.schedule_try(ch, now + ser);
+        }
+    }
+}

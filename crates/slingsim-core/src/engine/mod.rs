@@ -1,0 +1,468 @@
+//! The simulation: state of every channel, NIC and source, the event loop
+//! and the builder that wires a config into it.
+//!
+//! Model (MODEL.md Sec. 1-2): packet-level virtual cut-through. A packet's
+//! head reaches the next switch one link latency after its transmission
+//! starts; it may leave after the fall-through latency, through the output
+//! its route names, when that output is free, the downstream virtual channel
+//! has credits for the whole packet, and its input port's crossbar read
+//! channel (speedup x port rate) is free. Waiting packets sit in per-output,
+//! per-VC queues (virtual output queues: a packet for a busy output never
+//! blocks one for a free output) while holding space in their input buffer;
+//! that space returns to the upstream transmitter as credits one link
+//! latency after the packet's tail has left.
+
+mod delivery;
+mod injection;
+mod report;
+mod switching;
+mod watchdog;
+
+use crate::config::Config;
+use crate::error::{ConfigError, Result};
+use crate::event::{Event, EventQueue};
+use crate::metrics::SourceStats;
+use crate::network::{End, Network};
+use crate::nic::Frame;
+use crate::packet::{PacketPool, PacketQueue};
+use crate::rng::Rng;
+use crate::routing::Algorithm;
+use crate::topology::Topology;
+use crate::traffic::{build_sources, Injection, Source};
+use crate::units::{ns_to_ps, Ps};
+use std::collections::VecDeque;
+use std::time::Instant;
+
+/// A time that never comes.
+pub(crate) const NEVER: Ps = u64::MAX;
+
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndReason {
+    /// The measurement window (warmup + duration) is over.
+    TimeLimit,
+    /// Only flows ran and all completed.
+    FlowsDone,
+    /// Flows did not complete before `sim.max_time_ns`.
+    MaxTime,
+    /// Nothing can move: the watchdog fired.
+    Deadlock,
+    /// No events left and nothing in flight.
+    Idle,
+}
+
+impl EndReason {
+    /// Name used in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            EndReason::TimeLimit => "time_limit",
+            EndReason::FlowsDone => "flows_done",
+            EndReason::MaxTime => "max_time",
+            EndReason::Deadlock => "deadlock",
+            EndReason::Idle => "idle",
+        }
+    }
+}
+
+/// Transmitter state of one channel.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Transmitter {
+    pub busy_until: Ps,
+    /// Time of the pending TryOutput event (NEVER if none).
+    pub scheduled_at: Ps,
+    /// Blocked on credits with no return pending: a returning credit wakes it.
+    pub waiting_credit: bool,
+    pub queued_bytes: u64,
+    pub queued_packets: u32,
+}
+
+/// Buffer space travelling back to a transmitter.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CreditReturn {
+    pub at: Ps,
+    pub vc: u8,
+    pub bytes: u32,
+}
+
+/// A message waiting at or travelling from a NIC.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Message {
+    pub src: u32,
+    pub dst: u32,
+    pub source: u16,
+    pub measured: bool,
+    pub to_send: u64,
+    pub to_deliver: u64,
+    pub created: Ps,
+    pub flow: u32,
+}
+
+/// One fixed-size flow and its completion.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FlowRecord {
+    pub source: u16,
+    pub src_node: u32,
+    pub dst_node: u32,
+    pub bytes: u64,
+    pub start: Ps,
+    pub end: Ps,
+}
+
+/// A sampled delivered packet.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PacketSample {
+    pub source: u16,
+    pub src: u32,
+    pub dst: u32,
+    pub payload: u32,
+    pub wire: u32,
+    pub created: Ps,
+    pub injected: Ps,
+    pub delivered: Ps,
+    pub hops: u8,
+    pub nonminimal: bool,
+}
+
+/// One simulation of a network under synthetic traffic.
+pub struct Simulation {
+    pub(crate) cfg: Config,
+    pub(crate) topo: Topology,
+    pub(crate) net: Network,
+    pub(crate) alg: Algorithm,
+    pub(crate) frame: Frame,
+    pub(crate) mtu: u32,
+    pub(crate) n_vcs: usize,
+    /// Credits (bytes) of one VC of a fabric input buffer.
+    pub(crate) vc_capacity: i64,
+    pub(crate) switch_latency: Ps,
+    pub(crate) speedup: f64,
+    pub(crate) ugal_threshold: f64,
+    pub(crate) now: Ps,
+    pub(crate) warmup: Ps,
+    pub(crate) end: Ps,
+    pub(crate) watchdog: Ps,
+    pub(crate) events: EventQueue,
+    pub(crate) pool: PacketPool,
+    pub(crate) tx: Vec<Transmitter>,
+    pub(crate) queues: Vec<PacketQueue>,
+    pub(crate) credits: Vec<i64>,
+    pub(crate) credit_returns: Vec<Vec<CreditReturn>>,
+    pub(crate) xbar_free: Vec<Ps>,
+    pub(crate) busy_ps: Vec<u64>,
+    pub(crate) channel_bytes: Vec<u64>,
+    pub(crate) messages: Vec<Message>,
+    pub(crate) free_messages: Vec<u32>,
+    pub(crate) nic_queue: Vec<VecDeque<u32>>,
+    pub(crate) next_rail: Vec<u32>,
+    pub(crate) sources: Vec<Source>,
+    pub(crate) source_rng: Vec<Rng>,
+    pub(crate) switch_rng: Vec<Rng>,
+    pub(crate) source_slot_ps: Vec<f64>,
+    pub(crate) source_msg_wire: Vec<u64>,
+    pub(crate) stats: Vec<SourceStats>,
+    pub(crate) flows: Vec<FlowRecord>,
+    pub(crate) flows_pending: u64,
+    pub(crate) has_bernoulli: bool,
+    pub(crate) packet_hops: u64,
+    pub(crate) packets_injected: u64,
+    pub(crate) bytes_injected: u64,
+    pub(crate) packets_delivered: u64,
+    pub(crate) bytes_delivered: u64,
+    pub(crate) last_progress: Ps,
+    pub(crate) samples: Vec<PacketSample>,
+    pub(crate) sample_every: u64,
+    pub(crate) sample_counter: u64,
+    pub(crate) end_reason: Option<EndReason>,
+    pub(crate) stuck: Vec<serde_json::Value>,
+    pub(crate) wall_s: f64,
+    pub(crate) build_s: f64,
+}
+
+impl Simulation {
+    /// Builds a simulation from a config given as JSON text.
+    pub fn from_json(text: &str) -> Result<Simulation> {
+        Simulation::new(Config::from_json(text)?)
+    }
+
+    /// Builds a simulation: validates the config, builds the topology,
+    /// allocates the traffic sources' nodes and schedules their first events.
+    pub fn new(cfg: Config) -> Result<Simulation> {
+        let t0 = Instant::now();
+        let alg = Algorithm::parse(&cfg.routing.algorithm)?;
+        let frame = Frame::parse(&cfg.nic.frame)?;
+        let (topo, net) = Topology::build(&cfg)?;
+        let n_vcs = match &topo {
+            Topology::Dragonfly(_) => alg.max_hops_dragonfly() as usize,
+        };
+        let mtu = cfg.nic.mtu_payload;
+        let max_wire = frame.wire_bytes(mtu) as i64;
+        let vc_capacity = cfg.switch.buffer_bytes as i64 / n_vcs as i64;
+        if vc_capacity < max_wire {
+            return Err(ConfigError::new(
+                "switch.buffer_bytes",
+                format!(
+                    "{} bytes split over {n_vcs} virtual channels ({} routing) give {vc_capacity} B per VC, less than one packet ({max_wire} B); \
+                     raise switch.buffer_bytes to at least {} or lower nic.mtu_payload",
+                    cfg.switch.buffer_bytes,
+                    cfg.routing.algorithm,
+                    max_wire * n_vcs as i64
+                ),
+            ));
+        }
+        if cfg.traffic.is_empty() {
+            return Err(ConfigError::new("traffic", "no traffic source: add a [[traffic]] table"));
+        }
+        let seed = cfg.sim.seed;
+        let sources = build_sources(&cfg.traffic, &topo, &net, seed)?;
+        let has_bernoulli = sources.iter().any(|s| matches!(s.injection, Injection::Bernoulli { .. }));
+        let warmup = if has_bernoulli { ns_to_ps(cfg.sim.warmup_ns) } else { 0 };
+        let end = if has_bernoulli { warmup + ns_to_ps(cfg.sim.duration_ns) } else { ns_to_ps(cfg.sim.max_time_ns) };
+        let nch = net.channels.len();
+        let mut credits = vec![vc_capacity; nch * n_vcs];
+        for (c, ch) in net.channels.iter().enumerate() {
+            if let End::Endpoint(_) = ch.src {
+                // A switch's endpoint input port holds one class of traffic: all its buffer is VC 0.
+                credits[c * n_vcs] = cfg.switch.buffer_bytes as i64;
+                for v in 1..n_vcs {
+                    credits[c * n_vcs + v] = 0;
+                }
+            }
+        }
+        let node_bw = cfg.nic.bandwidth_bps * net.rails as f64;
+        let mut source_slot_ps = Vec::new();
+        let mut source_msg_wire = Vec::new();
+        for s in &sources {
+            let bytes = match s.injection {
+                Injection::Bernoulli { message_bytes, .. } => message_bytes,
+                Injection::Flows { bytes, .. } => bytes,
+            };
+            let wire = crate::nic::message_wire_bytes(frame, bytes, mtu);
+            source_msg_wire.push(wire);
+            source_slot_ps.push(wire as f64 * 8.0e12 / node_bw);
+        }
+        let mut sim = Simulation {
+            alg,
+            frame,
+            mtu,
+            n_vcs,
+            vc_capacity,
+            switch_latency: ns_to_ps(cfg.switch.latency_ns),
+            speedup: cfg.switch.speedup,
+            ugal_threshold: cfg.routing.ugal_threshold_bytes,
+            now: 0,
+            warmup,
+            end,
+            watchdog: ns_to_ps(cfg.sim.watchdog_ns),
+            events: EventQueue::default(),
+            pool: PacketPool::default(),
+            tx: vec![Transmitter { busy_until: 0, scheduled_at: NEVER, waiting_credit: false, queued_bytes: 0, queued_packets: 0 }; nch],
+            queues: vec![PacketQueue::default(); nch * n_vcs],
+            credits,
+            credit_returns: vec![Vec::new(); nch],
+            xbar_free: vec![0; nch],
+            busy_ps: vec![0; nch],
+            channel_bytes: vec![0; nch],
+            messages: Vec::new(),
+            free_messages: Vec::new(),
+            nic_queue: vec![VecDeque::new(); net.endpoint_up.len()],
+            next_rail: vec![0; net.nodes()],
+            source_rng: (0..sources.len()).map(|i| Rng::new(seed, 0x1_0000 + i as u64)).collect(),
+            switch_rng: (0..net.switches()).map(|s| Rng::new(seed, 0x100_0000 + s as u64)).collect(),
+            source_slot_ps,
+            source_msg_wire,
+            stats: vec![SourceStats::default(); sources.len()],
+            flows: Vec::new(),
+            flows_pending: 0,
+            has_bernoulli,
+            packet_hops: 0,
+            packets_injected: 0,
+            bytes_injected: 0,
+            packets_delivered: 0,
+            bytes_delivered: 0,
+            last_progress: 0,
+            samples: Vec::new(),
+            sample_every: cfg.sim.packet_sample_every as u64,
+            sample_counter: 0,
+            end_reason: None,
+            stuck: Vec::new(),
+            wall_s: 0.0,
+            build_s: 0.0,
+            sources,
+            topo,
+            net,
+            cfg,
+        };
+        sim.schedule_sources();
+        sim.events.push(sim.watchdog, Event::Watchdog);
+        sim.build_s = t0.elapsed().as_secs_f64();
+        Ok(sim)
+    }
+
+    /// Current simulated time (ps).
+    pub fn now(&self) -> Ps {
+        self.now
+    }
+
+    /// Time at which the run ends at the latest (ps).
+    pub fn end_time(&self) -> Ps {
+        self.end
+    }
+
+    /// True once the run has ended.
+    pub fn finished(&self) -> bool {
+        self.end_reason.is_some()
+    }
+
+    /// Why the run ended, if it has.
+    pub fn end_reason(&self) -> Option<EndReason> {
+        self.end_reason
+    }
+
+    /// The built network.
+    pub fn network(&self) -> &Network {
+        &self.net
+    }
+
+    /// The built topology.
+    pub fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.events.processed()
+    }
+
+    /// Link traversals so far (injection, fabric and ejection links).
+    pub fn packet_hops(&self) -> u64 {
+        self.packet_hops
+    }
+
+    /// Seconds spent building.
+    pub fn build_seconds(&self) -> f64 {
+        self.build_s
+    }
+
+    /// Runs to the end.
+    pub fn run(&mut self) {
+        self.run_until(NEVER);
+    }
+
+    /// Advances simulated time to `t` (ps) or the end of the run; returns
+    /// true once the run has ended.
+    pub fn run_until(&mut self, t: Ps) -> bool {
+        if self.finished() {
+            return true;
+        }
+        let t0 = Instant::now();
+        let limit = t.min(self.end);
+        while let Some(et) = self.events.peek_time() {
+            if et > limit {
+                break;
+            }
+            let (et, ev) = self.events.pop().expect("peeked");
+            self.now = et;
+            self.dispatch(ev);
+            if self.finished() {
+                break;
+            }
+        }
+        if !self.finished() {
+            if self.events.is_empty() {
+                if self.pool.live() > 0 {
+                    self.declare_deadlock();
+                } else {
+                    self.finish(EndReason::Idle);
+                }
+            } else {
+                self.now = self.now.max(limit);
+                if limit == self.end {
+                    self.finish(if self.has_bernoulli { EndReason::TimeLimit } else { EndReason::MaxTime });
+                }
+            }
+        }
+        self.wall_s += t0.elapsed().as_secs_f64();
+        self.finished()
+    }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::Arrive(h) => self.on_arrive(h),
+            Event::TryOutput(ch) => self.on_try_output(ch),
+            Event::Generate { source, member } => self.on_generate(source, member),
+            Event::StartFlows(s) => self.on_start_flows(s),
+            Event::Watchdog => self.on_watchdog(),
+        }
+    }
+
+    pub(crate) fn finish(&mut self, why: EndReason) {
+        if self.end_reason.is_none() {
+            self.end_reason = Some(why);
+        }
+    }
+
+    /// Schedules a transmission attempt on `ch` at `at` unless one is
+    /// already due no later.
+    #[inline]
+    pub(crate) fn schedule_try(&mut self, ch: u32, at: Ps) {
+        let t = &mut self.tx[ch as usize];
+        if t.scheduled_at <= at {
+            return;
+        }
+        t.scheduled_at = at;
+        self.events.push(at, Event::TryOutput(ch));
+    }
+
+    #[inline]
+    fn on_try_output(&mut self, ch: u32) {
+        let now = self.now;
+        let t = &mut self.tx[ch as usize];
+        if t.scheduled_at != now {
+            return; // superseded by an earlier attempt
+        }
+        t.scheduled_at = NEVER;
+        if now < t.busy_until {
+            let at = t.busy_until;
+            self.schedule_try(ch, at);
+            return;
+        }
+        match self.net.channels[ch as usize].src {
+            End::Endpoint(e) => self.nic_send(e, ch),
+            End::Switch { .. } => self.switch_send(ch),
+        }
+    }
+
+    /// Moves credits that have arrived by now into the transmitter's
+    /// counters; returns the earliest return still on its way.
+    #[inline]
+    pub(crate) fn absorb_credits(&mut self, ch: u32) -> Ps {
+        let now = self.now;
+        let n = self.n_vcs;
+        let returns = &mut self.credit_returns[ch as usize];
+        let mut next = NEVER;
+        let mut i = 0;
+        while i < returns.len() {
+            let r = returns[i];
+            if r.at <= now {
+                self.credits[ch as usize * n + r.vc as usize] += r.bytes as i64;
+                returns.swap_remove(i);
+            } else {
+                next = next.min(r.at);
+                i += 1;
+            }
+        }
+        next
+    }
+
+    /// Accounts a transmission on `ch` from `start` for `ser` ps.
+    #[inline]
+    pub(crate) fn account_busy(&mut self, ch: u32, start: Ps, ser: Ps, wire: u32) {
+        if start >= self.warmup {
+            self.busy_ps[ch as usize] += ser;
+            self.channel_bytes[ch as usize] += wire as u64;
+        }
+        self.packet_hops += 1;
+        self.last_progress = start;
+    }
+}

@@ -1,0 +1,193 @@
+//! Results of a run: the JSON summary and the packets, links and flows
+//! tables (docs/results.md).
+
+use super::{Simulation, NEVER};
+use crate::event::Event;
+use crate::metrics::SourceStats;
+use crate::network::{End, LinkKind, NONE};
+use crate::table::{Column, Table};
+use crate::units::{ps_to_ns, Ps};
+use serde_json::{json, Map, Value};
+
+impl Simulation {
+    /// Length of the measurement window so far (ps).
+    fn window(&self) -> Ps {
+        self.now.saturating_sub(self.warmup).max(1)
+    }
+
+    /// Node injection bandwidth in bytes/s (all rails).
+    fn node_bytes_per_s(&self) -> f64 {
+        self.cfg.nic.bandwidth_bps * self.net.rails as f64 / 8.0
+    }
+
+    fn load(&self, wire: u64, nodes: usize) -> f64 {
+        let secs = self.window() as f64 * 1e-12;
+        wire as f64 / (nodes.max(1) as f64 * self.node_bytes_per_s() * secs)
+    }
+
+    fn source_summary(&self, st: &SourceStats, nodes: usize) -> Value {
+        let measured = st.measured.max(1) as f64;
+        let mut v = json!({
+            "nodes": nodes,
+            "offered_load": self.load(st.offered_wire, nodes),
+            "accepted_load": self.load(st.accepted_wire, nodes),
+            "latency_ns": st.latency.summary(1e-3),
+            "network_latency_ns": st.network_latency.summary(1e-3),
+            "hops_mean": st.hops_sum as f64 / measured,
+            "nonminimal_fraction": st.nonminimal as f64 / measured,
+            "packets_delivered": st.packets_delivered,
+            "bytes_delivered": st.bytes_delivered,
+        });
+        if st.flows > 0 {
+            v["flows"] = json!({"count": st.flows, "completed": st.flows_done, "fct_ns": st.fct.summary(1e-3)});
+        }
+        v
+    }
+
+    /// Payload bytes and packets in the fabric, counted by walking every
+    /// queue and every packet on a wire (independent of the running totals).
+    fn scan_in_flight(&self) -> (u64, u64) {
+        let (mut bytes, mut packets) = (0u64, 0u64);
+        for q in &self.queues {
+            let mut h = q.head;
+            while h != NONE {
+                let p = self.pool.get(h);
+                bytes += p.payload as u64;
+                packets += 1;
+                h = p.next;
+            }
+        }
+        for ev in self.events.iter() {
+            if let Event::Arrive(h) = ev {
+                bytes += self.pool.get(h).payload as u64;
+                packets += 1;
+            }
+        }
+        (bytes, packets)
+    }
+
+    /// The run's summary (see docs/results.md for every key).
+    pub fn summary(&self) -> Value {
+        let mut total = SourceStats::default();
+        let mut traffic = Map::new();
+        let mut nodes = 0;
+        for (s, st) in self.sources.iter().zip(&self.stats) {
+            total.merge(st);
+            nodes += s.nodes.len();
+            traffic.insert(s.name.clone(), self.source_summary(st, s.nodes.len()));
+        }
+        let (in_flight, in_flight_packets) = self.scan_in_flight();
+        let queued: u64 = self.nic_queue.iter().flatten().map(|&m| self.messages[m as usize].to_send).sum();
+        let mut links = Map::new();
+        for kind in [LinkKind::Terminal, LinkKind::Local, LinkKind::Global] {
+            let utils: Vec<f64> = self
+                .net
+                .channels
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.kind == kind)
+                .map(|(i, _)| self.busy_ps[i] as f64 / self.window() as f64)
+                .collect();
+            if utils.is_empty() {
+                continue;
+            }
+            links.insert(
+                kind.name().into(),
+                json!({
+                    "count": utils.len() / 2,
+                    "utilization_mean": utils.iter().sum::<f64>() / utils.len() as f64,
+                    "utilization_max": utils.iter().cloned().fold(0.0, f64::max),
+                }),
+            );
+        }
+        let o = self.source_summary(&total, nodes);
+        json!({
+            "sim_time_ns": ps_to_ns(self.now),
+            "warmup_ns": ps_to_ns(self.warmup),
+            "measured_ns": ps_to_ns(self.window()),
+            "events": self.events.processed(),
+            "packet_hops": self.packet_hops,
+            "packets_injected": self.packets_injected,
+            "packets_delivered": self.packets_delivered,
+            "packets_in_flight": in_flight_packets,
+            "bytes_injected": self.bytes_injected,
+            "bytes_delivered": self.bytes_delivered,
+            "bytes_in_flight": in_flight,
+            "bytes_queued_at_source": queued,
+            "bytes_conserved": self.bytes_injected == self.bytes_delivered + in_flight,
+            "offered_load": o["offered_load"],
+            "accepted_load": o["accepted_load"],
+            "latency_ns": o["latency_ns"],
+            "network_latency_ns": o["network_latency_ns"],
+            "hops_mean": o["hops_mean"],
+            "nonminimal_fraction": o["nonminimal_fraction"],
+            "flows": o.get("flows").cloned().unwrap_or(Value::Null),
+            "traffic": traffic,
+            "links": links,
+            "end_reason": self.end_reason.map(|r| r.name()).unwrap_or("running"),
+            "deadlock": if self.stuck.is_empty() { Value::Null } else { json!({"stuck_buffers": self.stuck}) },
+            "nodes": self.net.nodes(),
+            "endpoints": self.net.endpoint_up.len(),
+            "routing": self.cfg.routing.algorithm,
+            "seed": self.cfg.sim.seed,
+            "engine_wall_s": self.wall_s,
+            "build_s": self.build_s,
+        })
+    }
+
+    /// Sampled delivered packets.
+    pub fn packets_table(&self) -> Table {
+        let s = &self.samples;
+        let mut t = Table::default();
+        t.push("source", Column::Str(s.iter().map(|x| self.sources[x.source as usize].name.clone()).collect()));
+        t.push("src_endpoint", Column::U64(s.iter().map(|x| x.src as u64).collect()));
+        t.push("dst_endpoint", Column::U64(s.iter().map(|x| x.dst as u64).collect()));
+        t.push("payload_bytes", Column::U64(s.iter().map(|x| x.payload as u64).collect()));
+        t.push("wire_bytes", Column::U64(s.iter().map(|x| x.wire as u64).collect()));
+        t.push("created_ns", Column::F64(s.iter().map(|x| ps_to_ns(x.created)).collect()));
+        t.push("injected_ns", Column::F64(s.iter().map(|x| ps_to_ns(x.injected)).collect()));
+        t.push("delivered_ns", Column::F64(s.iter().map(|x| ps_to_ns(x.delivered)).collect()));
+        t.push("latency_ns", Column::F64(s.iter().map(|x| ps_to_ns(x.delivered - x.created)).collect()));
+        t.push("hops", Column::U64(s.iter().map(|x| x.hops as u64).collect()));
+        t.push("nonminimal", Column::Bool(s.iter().map(|x| x.nonminimal).collect()));
+        t
+    }
+
+    /// One row per channel (one direction of a link).
+    pub fn links_table(&self) -> Table {
+        let ch = &self.net.channels;
+        let side = |e: End| match e {
+            End::Switch { switch, port } => (switch as i64, port as i64, -1i64),
+            End::Endpoint(x) => (-1, -1, x as i64),
+        };
+        let mut t = Table::default();
+        t.push("channel", Column::U64((0..ch.len() as u64).collect()));
+        t.push("kind", Column::Str(ch.iter().map(|c| c.kind.name().to_string()).collect()));
+        t.push("src_switch", Column::I64(ch.iter().map(|c| side(c.src).0).collect()));
+        t.push("src_port", Column::I64(ch.iter().map(|c| side(c.src).1).collect()));
+        t.push("src_endpoint", Column::I64(ch.iter().map(|c| side(c.src).2).collect()));
+        t.push("dst_switch", Column::I64(ch.iter().map(|c| side(c.dst).0).collect()));
+        t.push("dst_port", Column::I64(ch.iter().map(|c| side(c.dst).1).collect()));
+        t.push("dst_endpoint", Column::I64(ch.iter().map(|c| side(c.dst).2).collect()));
+        t.push("bandwidth_bps", Column::F64(ch.iter().map(|c| c.rate.bps()).collect()));
+        t.push("bytes", Column::U64(self.channel_bytes.clone()));
+        let w = self.window() as f64;
+        t.push("utilization", Column::F64(self.busy_ps.iter().map(|&b| b as f64 / w).collect()));
+        t
+    }
+
+    /// One row per fixed-size flow.
+    pub fn flows_table(&self) -> Table {
+        let f = &self.flows;
+        let mut t = Table::default();
+        t.push("source", Column::Str(f.iter().map(|x| self.sources[x.source as usize].name.clone()).collect()));
+        t.push("src_node", Column::U64(f.iter().map(|x| x.src_node as u64).collect()));
+        t.push("dst_node", Column::U64(f.iter().map(|x| x.dst_node as u64).collect()));
+        t.push("bytes", Column::U64(f.iter().map(|x| x.bytes).collect()));
+        t.push("start_ns", Column::F64(f.iter().map(|x| ps_to_ns(x.start)).collect()));
+        t.push("end_ns", Column::F64(f.iter().map(|x| if x.end == NEVER { f64::NAN } else { ps_to_ns(x.end) }).collect()));
+        t.push("completed", Column::Bool(f.iter().map(|x| x.end != NEVER).collect()));
+        t.push("fct_ns", Column::F64(f.iter().map(|x| if x.end == NEVER { f64::NAN } else { ps_to_ns(x.end - x.start) }).collect()));
+        t
+    }
+}

@@ -1,0 +1,148 @@
+//! The built network the engine runs on: switches, endpoint ports and the
+//! channels between them. A channel is one direction of a cable; it carries
+//! packets from a transmitter (switch output or NIC rail) to a receiver
+//! (switch input buffer or NIC). Topology builders produce this graph.
+
+use crate::units::{Ps, Rate};
+
+/// Marker for "no channel / no index".
+pub const NONE: u32 = u32::MAX;
+
+/// What a link connects, for analytics and per-kind reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LinkKind {
+    /// NIC rail <-> switch.
+    Terminal,
+    /// Switch <-> switch inside a group.
+    Local,
+    /// Switch <-> switch between groups.
+    Global,
+}
+
+impl LinkKind {
+    /// Name used in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkKind::Terminal => "terminal",
+            LinkKind::Local => "local",
+            LinkKind::Global => "global",
+        }
+    }
+}
+
+/// One end of a channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// Port `port` of switch `switch`.
+    Switch { switch: u32, port: u32 },
+    /// Endpoint (NIC rail) number.
+    Endpoint(u32),
+}
+
+/// One direction of a link.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    pub kind: LinkKind,
+    pub src: End,
+    pub dst: End,
+    pub rate: Rate,
+    /// Propagation plus FEC latency of one traversal.
+    pub latency: Ps,
+}
+
+/// Switches, endpoints and channels, with the port-to-channel maps the
+/// engine needs on its hot path.
+#[derive(Clone, Debug, Default)]
+pub struct Network {
+    pub channels: Vec<Channel>,
+    /// Output channel of each switch port, flattened: `port_base[s] + port`.
+    pub port_base: Vec<u32>,
+    pub port_channel: Vec<u32>,
+    /// Channel from each endpoint to its switch (injection).
+    pub endpoint_up: Vec<u32>,
+    /// Channel from the switch to each endpoint (ejection).
+    pub endpoint_down: Vec<u32>,
+    /// Switch each endpoint is attached to.
+    pub endpoint_switch: Vec<u32>,
+    /// Endpoint of (node, rail): `node_endpoints[node * rails + rail]`.
+    pub node_endpoints: Vec<u32>,
+    /// Node of each endpoint (`NONE` if the port is unpopulated).
+    pub endpoint_node: Vec<u32>,
+    pub rails: u32,
+}
+
+impl Network {
+    /// Number of switches.
+    pub fn switches(&self) -> usize {
+        self.port_base.len()
+    }
+
+    /// Number of populated nodes.
+    pub fn nodes(&self) -> usize {
+        self.node_endpoints.len() / self.rails.max(1) as usize
+    }
+
+    /// Output channel of port `port` of switch `s` (`NONE` if uncabled).
+    #[inline]
+    pub fn out_channel(&self, s: u32, port: u32) -> u32 {
+        self.port_channel[(self.port_base[s as usize] + port) as usize]
+    }
+
+    /// Endpoint of rail `rail` of node `node`.
+    #[inline]
+    pub fn endpoint_of(&self, node: u32, rail: u32) -> u32 {
+        self.node_endpoints[(node * self.rails + rail) as usize]
+    }
+
+    /// Adds a switch with `ports` ports, all uncabled.
+    pub fn add_switch(&mut self, ports: u32) -> u32 {
+        let base = self.port_channel.len() as u32;
+        self.port_base.push(base);
+        self.port_channel.extend(std::iter::repeat(NONE).take(ports as usize));
+        (self.port_base.len() - 1) as u32
+    }
+
+    /// Cables two switch ports with a bidirectional link.
+    pub fn connect_switches(&mut self, kind: LinkKind, a: (u32, u32), b: (u32, u32), rate: Rate, latency: Ps) {
+        let ea = End::Switch { switch: a.0, port: a.1 };
+        let eb = End::Switch { switch: b.0, port: b.1 };
+        let ab = self.push_channel(Channel { kind, src: ea, dst: eb, rate, latency });
+        let ba = self.push_channel(Channel { kind, src: eb, dst: ea, rate, latency });
+        self.set_port(a, ab);
+        self.set_port(b, ba);
+    }
+
+    /// Attaches endpoint `e` to port `port` of switch `s`.
+    pub fn attach_endpoint(&mut self, e: u32, s: u32, port: u32, rate: Rate, latency: Ps) {
+        let ee = End::Endpoint(e);
+        let es = End::Switch { switch: s, port };
+        let up = self.push_channel(Channel { kind: LinkKind::Terminal, src: ee, dst: es, rate, latency });
+        let down = self.push_channel(Channel { kind: LinkKind::Terminal, src: es, dst: ee, rate, latency });
+        let i = e as usize;
+        if self.endpoint_up.len() <= i {
+            self.endpoint_up.resize(i + 1, NONE);
+            self.endpoint_down.resize(i + 1, NONE);
+            self.endpoint_switch.resize(i + 1, NONE);
+        }
+        self.endpoint_up[i] = up;
+        self.endpoint_down[i] = down;
+        self.endpoint_switch[i] = s;
+        self.set_port((s, port), down);
+    }
+
+    fn push_channel(&mut self, c: Channel) -> u32 {
+        self.channels.push(c);
+        (self.channels.len() - 1) as u32
+    }
+
+    fn set_port(&mut self, (s, port): (u32, u32), ch: u32) {
+        let i = (self.port_base[s as usize] + port) as usize;
+        debug_assert_eq!(self.port_channel[i], NONE, "port cabled twice");
+        self.port_channel[i] = ch;
+    }
+
+    /// Number of bidirectional links of a kind.
+    pub fn links_of_kind(&self, kind: LinkKind) -> usize {
+        self.channels.iter().filter(|c| c.kind == kind).count() / 2
+    }
+}

@@ -1,0 +1,59 @@
+//! NIC-side models: frame formats and packetization (MODEL.md Sec. 2,
+//! paper 000 Sec. II-F, 002 Sec. II-B).
+
+use crate::error::{ConfigError, Result};
+
+/// Per-packet wire format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// Standard Ethernet RoCEv2: 62 B of headers, 64 B minimum frame, plus
+    /// 20 B of preamble and inter-packet gap per frame.
+    Roce,
+    /// Slingshot HPC Ethernet: reduced header (40 B *(assumed)*), 32 B minimum
+    /// frame, no inter-packet gap (paper 000 Sec. II-F).
+    Slingshot,
+}
+
+impl Frame {
+    /// Parses `nic.frame`.
+    pub fn parse(name: &str) -> Result<Frame> {
+        match name {
+            "roce" => Ok(Frame::Roce),
+            "slingshot" => Ok(Frame::Slingshot),
+            other => Err(ConfigError::new("nic.frame", format!("unknown frame format {other:?}; use \"roce\" or \"slingshot\""))),
+        }
+    }
+
+    /// Bytes on the wire for a packet carrying `payload` bytes.
+    #[inline]
+    pub fn wire_bytes(self, payload: u32) -> u32 {
+        match self {
+            Frame::Roce => (payload + 62).max(64) + 20,
+            Frame::Slingshot => (payload + 40).max(32),
+        }
+    }
+}
+
+/// Wire bytes of a whole message of `bytes` split into `mtu` packets.
+pub fn message_wire_bytes(frame: Frame, bytes: u64, mtu: u32) -> u64 {
+    let full = bytes / mtu as u64;
+    let rest = (bytes % mtu as u64) as u32;
+    let mut w = full * frame.wire_bytes(mtu) as u64;
+    if rest > 0 || bytes == 0 {
+        w += frame.wire_bytes(rest) as u64;
+    }
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_overheads() {
+        assert_eq!(Frame::Roce.wire_bytes(4096), 4178);
+        assert_eq!(Frame::Roce.wire_bytes(0), 84);
+        assert_eq!(Frame::Slingshot.wire_bytes(8), 48);
+        assert_eq!(message_wire_bytes(Frame::Roce, 10_000, 4096), 2 * 4178 + 1808 + 82);
+    }
+}

@@ -1,0 +1,315 @@
+//! The Slingshot 1D dragonfly (paper 000 Sec. II-B, MODEL.md Sec. 3): g
+//! groups of a fully connected switches, p endpoints per switch, h global
+//! ports per switch, groups all-to-all with several links per group pair.
+//!
+//! Port layout of every switch: `[0, p)` endpoints, then `(a-1) * k` local
+//! ports (k parallel links to each peer, peers in switch order), then `h`
+//! global ports. Endpoint `e` sits on switch `e / p`, port `e % p`.
+
+use crate::config::{LinkConfig, NicConfig, TopologyConfig};
+use crate::error::{ConfigError, Result};
+use crate::network::{LinkKind, Network, NONE};
+use crate::units::{ns_to_ps, Rate};
+
+/// One direction of a global link, as seen by routing.
+#[derive(Clone, Copy, Debug)]
+pub struct GlobalLink {
+    /// Switch (global id) the link leaves from.
+    pub from: u32,
+    /// Port on `from`.
+    pub port: u32,
+    /// Switch the link lands on.
+    pub to: u32,
+}
+
+/// A built dragonfly: its parameters and the global wiring tables.
+#[derive(Clone, Debug)]
+pub struct Dragonfly {
+    pub groups: u32,
+    pub switches_per_group: u32,
+    pub endpoints_per_switch: u32,
+    pub local_links_per_pair: u32,
+    pub global_ports_per_switch: u32,
+    pub links_per_group_pair: u32,
+    /// Global links sorted by (source group, destination group).
+    links: Vec<GlobalLink>,
+    /// `links[pair_start[G*g+T] .. pair_start[G*g+T+1]]` go from group G to T.
+    pair_start: Vec<u32>,
+}
+
+impl Dragonfly {
+    /// Validates the parameters and builds the dragonfly and its network.
+    pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<(Dragonfly, Network)> {
+        let lpp = validate(t)?;
+        let (g, a, p, k, h) = (t.groups, t.switches_per_group, t.endpoints_per_switch, t.local_links_per_pair, t.global_ports_per_switch);
+        let fabric = Rate::from_bps(links.bandwidth_bps);
+        let fec = links.fec_latency_ns;
+        let lat_local = ns_to_ps(links.local_latency_ns + fec);
+        let lat_global = ns_to_ps(links.global_latency_ns + fec);
+        let lat_term = ns_to_ps(links.terminal_latency_ns + fec);
+        let mut net = Network { rails: t.rails, ..Network::default() };
+        let radix = p + (a - 1) * k + h;
+        for _ in 0..g * a {
+            net.add_switch(radix);
+        }
+        // Local links: all-to-all inside each group, k in parallel.
+        for grp in 0..g {
+            for x in 0..a {
+                for y in (x + 1)..a {
+                    for j in 0..k {
+                        let (sx, sy) = (grp * a + x, grp * a + y);
+                        let px = p + local_rank(x, y) * k + j;
+                        let py = p + local_rank(y, x) * k + j;
+                        net.connect_switches(LinkKind::Local, (sx, px), (sy, py), fabric, lat_local);
+                    }
+                }
+            }
+        }
+        // Global links: lpp per group pair, slot chosen by the arrangement.
+        let round_robin = t.arrangement == "round-robin";
+        let slot = |peer_rank: u32, l: u32| if round_robin { l * (g - 1) + peer_rank } else { peer_rank * lpp + l };
+        let slot_to_port = |grp: u32, s: u32| (grp * a + s / h, p + (a - 1) * k + s % h);
+        let mut dirlinks = Vec::with_capacity((g * (g - 1) * lpp) as usize);
+        for gi in 0..g {
+            for gj in (gi + 1)..g {
+                for l in 0..lpp {
+                    let (si, pi) = slot_to_port(gi, slot(gj - 1, l));
+                    let (sj, pj) = slot_to_port(gj, slot(gi, l));
+                    net.connect_switches(LinkKind::Global, (si, pi), (sj, pj), fabric, lat_global);
+                    dirlinks.push(GlobalLink { from: si, port: pi, to: sj });
+                    dirlinks.push(GlobalLink { from: sj, port: pj, to: si });
+                }
+            }
+        }
+        dirlinks.sort_by_key(|l| ((l.from / a) * g + l.to / a, l.from, l.port));
+        let mut pair_start = vec![0u32; (g * g + 1) as usize];
+        for l in &dirlinks {
+            pair_start[((l.from / a) * g + l.to / a + 1) as usize] += 1;
+        }
+        for i in 1..pair_start.len() {
+            pair_start[i] += pair_start[i - 1];
+        }
+        attach_nodes(&mut net, t, Rate::from_bps(nic.bandwidth_bps), lat_term)?;
+        let df = Dragonfly {
+            groups: g,
+            switches_per_group: a,
+            endpoints_per_switch: p,
+            local_links_per_pair: k,
+            global_ports_per_switch: h,
+            links_per_group_pair: lpp,
+            links: dirlinks,
+            pair_start,
+        };
+        Ok((df, net))
+    }
+
+    /// Group of switch `s`.
+    #[inline]
+    pub fn group(&self, s: u32) -> u32 {
+        s / self.switches_per_group
+    }
+
+    /// Global links from group `from` to group `to`.
+    #[inline]
+    pub fn links_between(&self, from: u32, to: u32) -> &[GlobalLink] {
+        let i = (from * self.groups + to) as usize;
+        &self.links[self.pair_start[i] as usize..self.pair_start[i + 1] as usize]
+    }
+
+    /// Port of switch `s` for parallel local link `j` to switch `t` of the same group.
+    #[inline]
+    pub fn local_port(&self, s: u32, t: u32, j: u32) -> u32 {
+        let a = self.switches_per_group;
+        self.endpoints_per_switch + local_rank(s % a, t % a) * self.local_links_per_pair + j
+    }
+
+    /// All directed global links, grouped by group pair.
+    pub fn all_global_links(&self) -> &[GlobalLink] {
+        &self.links
+    }
+}
+
+/// Position of switch `y` among the peers of switch `x` (both local indices).
+#[inline]
+fn local_rank(x: u32, y: u32) -> u32 {
+    if y < x {
+        y
+    } else {
+        y - 1
+    }
+}
+
+/// Checks every parameter and returns the links per group pair.
+fn validate(t: &TopologyConfig) -> Result<u32> {
+    let f = |k: &str| format!("topology.{k}");
+    for (k, v) in [
+        ("groups", t.groups),
+        ("switches_per_group", t.switches_per_group),
+        ("endpoints_per_switch", t.endpoints_per_switch),
+        ("rails", t.rails),
+        ("radix", t.radix),
+    ] {
+        if v == 0 {
+            return Err(ConfigError::new(f(k), "must be at least 1"));
+        }
+    }
+    let (g, a, p, k, h) = (t.groups, t.switches_per_group, t.endpoints_per_switch, t.local_links_per_pair, t.global_ports_per_switch);
+    if a > 1 && k == 0 {
+        return Err(ConfigError::new(f("local_links_per_pair"), "must be at least 1 when a group has more than one switch"));
+    }
+    let used = p as u64 + (a as u64 - 1) * k as u64 + h as u64;
+    if used > t.radix as u64 {
+        return Err(ConfigError::new(
+            f("global_ports_per_switch"),
+            format!(
+                "{p} endpoint + {} local + {h} global ports = {used} exceed the switch radix {}; \
+                 lower endpoints_per_switch, switches_per_group, local_links_per_pair or global_ports_per_switch, or raise topology.radix",
+                (a - 1) * k,
+                t.radix
+            ),
+        ));
+    }
+    if !["consecutive", "round-robin"].contains(&t.arrangement.as_str()) {
+        return Err(ConfigError::new(f("arrangement"), format!("unknown arrangement {:?}; use \"consecutive\" or \"round-robin\"", t.arrangement)));
+    }
+    if g == 1 {
+        return Ok(0);
+    }
+    let max = a * h / (g - 1);
+    if max == 0 {
+        return Err(ConfigError::new(
+            f("groups"),
+            format!(
+                "{g} groups cannot be connected all-to-all: each group has {} global ports for {} peer groups; \
+                 use at most {} groups or more global_ports_per_switch",
+                a * h,
+                g - 1,
+                a * h + 1
+            ),
+        ));
+    }
+    let lpp = match (t.global_links_per_group_pair, t.taper) {
+        (Some(_), Some(_)) => {
+            return Err(ConfigError::new(f("taper"), "give either global_links_per_group_pair or taper, not both"));
+        }
+        (Some(n), None) => {
+            if n == 0 || n > max {
+                return Err(ConfigError::new(
+                    f("global_links_per_group_pair"),
+                    format!("must be between 1 and {max} ({a} switches x {h} global ports / {} peer groups), got {n}", g - 1),
+                ));
+            }
+            n
+        }
+        (None, Some(x)) => {
+            if !(x > 0.0 && x <= 1.0) {
+                return Err(ConfigError::new(f("taper"), format!("must be in (0, 1], got {x}")));
+            }
+            ((max as f64 * x).round() as u32).max(1)
+        }
+        (None, None) => max,
+    };
+    if p % t.rails != 0 {
+        return Err(ConfigError::new(f("rails"), format!("endpoints_per_switch ({p}) must be a multiple of rails ({})", t.rails)));
+    }
+    let ports = g as u64 * a as u64 * p as u64;
+    if let Some(n) = t.nodes {
+        if n == 0 || n as u64 * t.rails as u64 > ports {
+            return Err(ConfigError::new(f("nodes"), format!("must be between 1 and {} ({ports} endpoint ports / {} rails), got {n}", ports / t.rails as u64, t.rails)));
+        }
+    }
+    Ok(lpp)
+}
+
+/// Attaches populated nodes: node `m` of a group has base switch
+/// `m / (p/R)`; its rail `r` sits on the switch `r` after the base, so the
+/// rails of a node land on different switches (Shandy, paper 000 Sec. III).
+fn attach_nodes(net: &mut Network, t: &TopologyConfig, rate: Rate, latency: u64) -> Result<()> {
+    let (a, p, r) = (t.switches_per_group, t.endpoints_per_switch, t.rails);
+    let per_switch = p / r;
+    let per_group = a * per_switch;
+    let total_nodes = t.nodes.unwrap_or(t.groups * per_group);
+    let ports = t.groups * a * p;
+    net.endpoint_node = vec![NONE; ports as usize];
+    net.node_endpoints = Vec::with_capacity((total_nodes * r) as usize);
+    for node in 0..total_nodes {
+        let (grp, m) = (node / per_group, node % per_group);
+        let (base, q) = (m / per_switch, m % per_switch);
+        for rail in 0..r {
+            let s = grp * a + (base + rail) % a;
+            let e = s * p + rail * per_switch + q;
+            net.node_endpoints.push(e);
+            net.endpoint_node[e as usize] = node;
+        }
+    }
+    for e in 0..ports {
+        if net.endpoint_node[e as usize] != NONE {
+            net.attach_endpoint(e, e / p, e % p, rate, latency);
+        }
+    }
+    // Unpopulated ports keep NONE channels; pad the endpoint arrays.
+    net.endpoint_up.resize(ports as usize, NONE);
+    net.endpoint_down.resize(ports as usize, NONE);
+    net.endpoint_switch = (0..ports).map(|e| e / p).collect();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(g: u32, a: u32, p: u32, k: u32, h: u32) -> TopologyConfig {
+        TopologyConfig { groups: g, switches_per_group: a, endpoints_per_switch: p, local_links_per_pair: k, global_ports_per_switch: h, ..Default::default() }
+    }
+
+    #[test]
+    fn malbec_wiring() {
+        let (df, net) = Dragonfly::build(&cfg(4, 8, 16, 4, 6), &LinkConfig::default(), &NicConfig::default()).unwrap();
+        assert_eq!(df.links_per_group_pair, 16);
+        assert_eq!(net.switches(), 32);
+        assert_eq!(net.links_of_kind(LinkKind::Global), 6 * 16);
+        assert_eq!(net.links_of_kind(LinkKind::Local), 4 * 28 * 4);
+        for gi in 0..4 {
+            for gj in 0..4 {
+                if gi != gj {
+                    let l = df.links_between(gi, gj);
+                    assert_eq!(l.len(), 16);
+                    assert!(l.iter().all(|x| df.group(x.from) == gi && df.group(x.to) == gj));
+                }
+            }
+        }
+        // Every global port is cabled exactly once.
+        for s in 0..32 {
+            for port in 0..16 + 28 + 6 {
+                assert_ne!(net.out_channel(s, port), NONE, "switch {s} port {port}");
+            }
+        }
+    }
+
+    #[test]
+    fn too_many_ports_is_explained() {
+        let e = Dragonfly::build(&cfg(4, 8, 16, 4, 40), &LinkConfig::default(), &NicConfig::default()).unwrap_err();
+        assert_eq!(e.field, "topology.global_ports_per_switch");
+        assert!(e.message.contains("radix"));
+    }
+
+    #[test]
+    fn too_many_groups_is_explained() {
+        let e = Dragonfly::build(&cfg(40, 2, 4, 1, 2), &LinkConfig::default(), &NicConfig::default()).unwrap_err();
+        assert_eq!(e.field, "topology.groups");
+        assert!(e.message.contains("at most 5 groups"), "{e}");
+    }
+
+    #[test]
+    fn rails_land_on_different_switches() {
+        let mut t = cfg(2, 4, 4, 1, 2);
+        t.rails = 2;
+        let (_, net) = Dragonfly::build(&t, &LinkConfig::default(), &NicConfig::default()).unwrap();
+        assert_eq!(net.nodes(), 16);
+        for n in 0..16 {
+            let (e0, e1) = (net.endpoint_of(n, 0), net.endpoint_of(n, 1));
+            assert_ne!(net.endpoint_switch[e0 as usize], net.endpoint_switch[e1 as usize]);
+            assert_eq!(net.endpoint_switch[e0 as usize] / 4, net.endpoint_switch[e1 as usize] / 4);
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! Whole-engine checks against physics: zero-load latency from hop counts,
+//! conservation of bytes, determinism, throughput bounds.
+
+use serde_json::{json, Value};
+use slingsim_core::routing::dragonfly::min_hops;
+use slingsim_core::topology::Topology;
+use slingsim_core::Simulation;
+
+fn small_dragonfly() -> Value {
+    json!({
+        "topology": {"groups": 5, "switches_per_group": 4, "endpoints_per_switch": 4,
+                     "local_links_per_pair": 1, "global_ports_per_switch": 1},
+        "links": {"terminal_latency_ns": 10, "local_latency_ns": 12, "global_latency_ns": 150, "fec_latency_ns": 100},
+        "switch": {"latency_ns": 300},
+        "sim": {"warmup_ns": 2000, "duration_ns": 20000}
+    })
+}
+
+fn run(cfg: &Value) -> Value {
+    let mut sim = Simulation::from_json(&cfg.to_string()).expect("valid config");
+    sim.run();
+    sim.summary()
+}
+
+/// One packet between two nodes on an idle network: its latency is the sum
+/// of link latencies (propagation + FEC), switch fall-through latencies and
+/// the serialization of its wire bytes on the slowest link (the 100 Gb/s NIC).
+#[test]
+fn zero_load_latency_matches_hop_count() {
+    for (a, b) in [(0u32, 1u32), (0, 5), (0, 17), (3, 60), (21, 42)] {
+        let mut cfg = small_dragonfly();
+        cfg["traffic"] = json!([{"name": "probe", "pattern": "incast", "nodes": {"list": [a, b]},
+                                 "target": 1, "flow_bytes": 1000}]);
+        let sim = Simulation::from_json(&cfg.to_string()).unwrap();
+        let net = sim.network();
+        let (sa, sb) = (net.endpoint_switch[a as usize], net.endpoint_switch[b as usize]);
+        let Topology::Dragonfly(df) = sim.topology();
+        let hops = min_hops(df, sa, sb) as f64;
+        let globals = (df.group(sa) != df.group(sb)) as u32 as f64;
+        let locals = hops - globals;
+        let links = 2.0 * (10.0 + 100.0) + locals * (12.0 + 100.0) + globals * (150.0 + 100.0);
+        let switches = (hops + 1.0) * 300.0;
+        let ser = (1000.0 + 82.0) * 8.0 / 100.0; // ns at 100 Gb/s
+        let want = links + switches + ser;
+        let s = run(&cfg);
+        let got = s["traffic"]["probe"]["flows"]["fct_ns"]["max"].as_f64().unwrap();
+        assert!((got - want).abs() / want < 0.02, "{a}->{b}: {got} ns vs analytical {want} ns ({hops} hops)");
+        assert_eq!(s["end_reason"], "flows_done");
+    }
+}
+
+#[test]
+fn bytes_are_conserved_mid_run() {
+    let mut cfg = small_dragonfly();
+    cfg["traffic"] = json!([{"name": "u", "pattern": "uniform", "load": 0.9}]);
+    cfg["routing"] = json!({"algorithm": "ugal"});
+    let s = run(&cfg);
+    assert_eq!(s["bytes_conserved"], true, "{s}");
+    assert!(s["bytes_in_flight"].as_u64().unwrap() > 0, "a loaded network holds packets at the end");
+    assert_eq!(s["end_reason"], "time_limit");
+}
+
+#[test]
+fn same_seed_same_result_other_seed_differs() {
+    let mut cfg = small_dragonfly();
+    cfg["traffic"] = json!([{"name": "u", "pattern": "uniform", "load": 0.5}]);
+    cfg["routing"] = json!({"algorithm": "ugal"});
+    let strip = |mut v: Value| {
+        v.as_object_mut().unwrap().remove("engine_wall_s");
+        v.as_object_mut().unwrap().remove("build_s");
+        v
+    };
+    let a = strip(run(&cfg));
+    let b = strip(run(&cfg));
+    assert_eq!(a, b);
+    cfg["sim"]["seed"] = json!(2);
+    assert_ne!(a, strip(run(&cfg)));
+}
+
+#[test]
+fn accepted_equals_offered_below_saturation() {
+    let mut cfg = small_dragonfly();
+    cfg["traffic"] = json!([{"name": "u", "pattern": "uniform", "load": 0.3}]);
+    let s = run(&cfg);
+    let (o, a) = (s["offered_load"].as_f64().unwrap(), s["accepted_load"].as_f64().unwrap());
+    assert!((o - 0.3).abs() < 0.03, "offered {o}");
+    assert!((a - o).abs() / o < 0.05, "accepted {a} vs offered {o}");
+}
+
+#[test]
+fn valiant_takes_nonminimal_paths_and_minimal_never_does() {
+    let mut cfg = small_dragonfly();
+    cfg["traffic"] = json!([{"name": "u", "pattern": "uniform", "load": 0.2}]);
+    let s = run(&cfg);
+    assert_eq!(s["nonminimal_fraction"], 0.0);
+    assert!(s["hops_mean"].as_f64().unwrap() <= 3.0);
+    cfg["routing"] = json!({"algorithm": "valiant"});
+    let s = run(&cfg);
+    assert!(s["nonminimal_fraction"].as_f64().unwrap() > 0.9);
+    assert!(s["hops_mean"].as_f64().unwrap() <= 5.0);
+}
+
+#[test]
+fn incast_drains_at_the_ejection_line_rate() {
+    let mut cfg = small_dragonfly();
+    cfg["traffic"] = json!([{"name": "in", "pattern": "incast", "nodes": {"count": 9}, "flow_bytes": 100000}]);
+    let s = run(&cfg);
+    // 8 senders x 100 kB into one 100 Gb/s port: at least 64 us.
+    let fct = s["traffic"]["in"]["flows"]["fct_ns"]["max"].as_f64().unwrap();
+    let bound = 8.0 * 100_000.0 * (4178.0 / 4096.0) * 8.0 / 100.0;
+    assert!(fct >= bound && fct < bound * 1.1, "fct {fct} vs line-rate bound {bound}");
+    assert_eq!(s["bytes_conserved"], true);
+}

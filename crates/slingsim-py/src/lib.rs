@@ -1,0 +1,119 @@
+//! Thin PyO3 binding of slingsim-core: the compiled module `slingsim._core`.
+//! Configs cross as JSON text; engine errors become `ValueError` here, in
+//! one place. Long calls release the GIL so Dask threads run in parallel.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use slingsim_core::table::{Column, Table};
+use slingsim_core::units::{ns_to_ps, ps_to_ns};
+use slingsim_core::ConfigError;
+
+fn value_error(e: ConfigError) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// Converts an engine table to a dict of column name -> list.
+fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, col) in &t.columns {
+        match col {
+            Column::U64(v) => d.set_item(name, v)?,
+            Column::I64(v) => d.set_item(name, v)?,
+            Column::F64(v) => d.set_item(name, v)?,
+            Column::Bool(v) => d.set_item(name, v)?,
+            Column::Str(v) => d.set_item(name, v)?,
+        }
+    }
+    Ok(d)
+}
+
+/// Version of the engine crate.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// Builds the topology of a config and returns its analytics as JSON text.
+#[pyfunction]
+fn topology_analytics(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let text = config_json.to_owned();
+    let v = py.detach(move || slingsim_core::topology::analytics::analyze_json(&text)).map_err(value_error)?;
+    Ok(v.to_string())
+}
+
+/// One simulation, built from a resolved config (JSON text).
+#[pyclass(module = "slingsim._core")]
+struct Simulation {
+    inner: slingsim_core::Simulation,
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    fn new(py: Python<'_>, config_json: &str) -> PyResult<Simulation> {
+        let text = config_json.to_owned();
+        let inner = py.detach(move || slingsim_core::Simulation::from_json(&text)).map_err(value_error)?;
+        Ok(Simulation { inner })
+    }
+
+    /// Current simulated time in ns.
+    #[getter]
+    fn now_ns(&self) -> f64 {
+        ps_to_ns(self.inner.now())
+    }
+
+    /// Simulated time at which the run ends at the latest, in ns.
+    #[getter]
+    fn end_ns(&self) -> f64 {
+        ps_to_ns(self.inner.end_time())
+    }
+
+    /// True once the run has ended.
+    #[getter]
+    fn finished(&self) -> bool {
+        self.inner.finished()
+    }
+
+    /// Advances to simulated time t_ns (GIL released). True once the run has ended.
+    fn run_until(&mut self, py: Python<'_>, t_ns: f64) -> bool {
+        let t = ns_to_ps(t_ns.max(0.0));
+        let inner = &mut self.inner;
+        py.detach(move || inner.run_until(t))
+    }
+
+    /// Runs to the end (GIL released).
+    fn run(&mut self, py: Python<'_>) {
+        let inner = &mut self.inner;
+        py.detach(move || inner.run());
+    }
+
+    /// Summary of the run as JSON text.
+    fn summary_json(&self) -> String {
+        self.inner.summary().to_string()
+    }
+
+    /// Sampled delivered packets, column name -> values.
+    fn packets_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        table_to_dict(py, &self.inner.packets_table())
+    }
+
+    /// One row per unidirectional link, column name -> values.
+    fn links_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        table_to_dict(py, &self.inner.links_table())
+    }
+
+    /// One row per fixed-size flow, column name -> values.
+    fn flows_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        table_to_dict(py, &self.inner.flows_table())
+    }
+}
+
+/// The compiled engine module.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(topology_analytics, m)?)?;
+    m.add_class::<Simulation>()?;
+    Ok(())
+}

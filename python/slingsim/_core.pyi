@@ -1,0 +1,48 @@
+"""Type stubs of the compiled engine module `slingsim._core` (crates/slingsim-py).
+
+Configs cross the boundary as JSON text: Python loads TOML, applies presets and
+overrides, and hands the resolved dict (``json.dumps``) to the engine, which
+validates every field and raises ``ValueError`` naming the field path.
+"""
+from typing import Dict, List, Optional, Union
+
+Column = List[Union[int, float, str, bool, None]]
+
+def version() -> str:
+    """Version of the engine crate."""
+
+def topology_analytics(config_json: str) -> str:
+    """Build the topology of a config and return its analytics as JSON text.
+
+    Keys: endpoints, nodes, switches, links {terminal, local, global},
+    diameter, avg_min_hops, global_bw_Bps, bisection_bw_Bps,
+    alltoall_peak_Bps, injection_bw_Bps, uniform_minimal_saturation,
+    adversarial_minimal_saturation, build_s.
+    """
+
+class Simulation:
+    """One simulation, built from a resolved config (JSON text).
+
+    Raises ValueError for an invalid config, with the field path in the message.
+    """
+    def __init__(self, config_json: str) -> None: ...
+    @property
+    def now_ns(self) -> float:
+        """Current simulated time in ns."""
+    @property
+    def end_ns(self) -> float:
+        """Simulated time at which the run ends (warmup + duration, or the limit)."""
+    @property
+    def finished(self) -> bool: ...
+    def run_until(self, t_ns: float) -> bool:
+        """Advance to simulated time t_ns (GIL released). True once the run has ended."""
+    def run(self) -> None:
+        """Run to the end (GIL released)."""
+    def summary_json(self) -> str:
+        """Summary of the run as JSON text (see docs/results.md)."""
+    def packets_table(self) -> Dict[str, Column]:
+        """Sampled delivered packets, column name -> values."""
+    def links_table(self) -> Dict[str, Column]:
+        """One row per unidirectional link, column name -> values."""
+    def flows_table(self) -> Dict[str, Column]:
+        """One row per fixed-size flow, column name -> values."""

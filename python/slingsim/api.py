@@ -91,6 +91,7 @@ class Simulation:
     def summary(self) -> Dict[str, Any]:
         """The engine's summary so far, plus ``wall_s`` (run time) measured in Python."""
         summary = json.loads(self._engine.summary_json())
+        summary["traffic"] = in_config_order(summary.get("traffic", {}), self.config)
         summary["wall_s"] = self.wall_s
         summary.setdefault("build_s", self.build_s)
         return summary
@@ -104,6 +105,13 @@ class Simulation:
             links=table_from_columns(self._engine.links_table()),
             flows=table_from_columns(self._engine.flows_table()),
         )
+
+
+def in_config_order(per_source: Dict[str, Any], cfg: Config) -> Dict[str, Any]:
+    """Per-source figures ordered as the sources appear in the config (the engine sorts them by name)."""
+    order = [src.get("name") for src in cfg.get("traffic", [])]
+    ranked = sorted(per_source, key=lambda name: order.index(name) if name in order else len(order))
+    return {name: per_source[name] for name in ranked}
 
 
 def run(

@@ -30,6 +30,8 @@ def number(value: Optional[float], digits: int = 3) -> str:
 
 def _traffic_row(name: str, figures: Dict[str, Any]) -> List[str]:
     latency = figures.get("latency_ns") or {}
+    if latency.get("count") == 0:  # no measured packet delivered: show "-", not 0 ns
+        latency = {}
     return [
         name,
         number(figures.get("nodes")),

@@ -169,9 +169,11 @@ def configs_at_loads(cfg: Config, loads: Iterable[float], source: Optional[str] 
 
 
 def load_curve_row(load: float, summary: Dict[str, Any], source: Optional[str] = None) -> Dict[str, Any]:
-    """One row of a load sweep: the named source's figures, or the whole run's."""
+    """One row of a load sweep: the named source's figures, or the whole run's (latency None if nothing was delivered)."""
     figures = summary["traffic"][source] if source is not None else summary
     latency = figures["latency_ns"]
+    if latency.get("count") == 0:  # nothing measured was delivered: no latency, not zero
+        latency = {key: None for key in latency}
     return {
         "load": load,
         "offered_load": figures["offered_load"],

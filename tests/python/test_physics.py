@@ -121,6 +121,27 @@ def test_group_adversarial_minimal_saturates_at_the_group_pair_links():
     assert 0.85 * bound <= got <= 1.03 * bound
 
 
+def test_presets_uniform_minimal_saturates_at_the_analytical_bound():
+    """Malbec under uniform traffic and minimal routing: accepted load at full offered load
+    reaches the channel-load bound of `slingsim topo`, and no more (it is an upper bound)."""
+    bound = slingsim.topology("slingshot-malbec")["uniform_minimal_saturation"]
+    got = small_run("traffic.0.load=1.0", preset="slingshot-malbec")["accepted_load"]
+    assert 0.8 * bound <= got <= 1.03 * bound
+
+
+@pytest.mark.parametrize(
+    "preset, links_per_pair, node_bps",
+    [("slingshot-malbec", 16, 100e9),    # 128 nodes of a full group, one rail each
+     ("slingshot-shandy", 8, 2 * 100e9)],  # 128 nodes of a group, two rails each
+)
+def test_presets_group_adversarial_minimal_saturates_at_the_group_pair_links(preset, links_per_pair, node_bps):
+    """Group i sends everything to group i+1: the links between the two groups bound it."""
+    bound = links_per_pair * 200e9 / (128 * node_bps)
+    assert slingsim.topology(preset)["adversarial_minimal_saturation"] == pytest.approx(bound, rel=0.05)
+    got = small_run("traffic.0.pattern=group_adversarial", "traffic.0.load=0.6", preset=preset)["accepted_load"]
+    assert 0.85 * bound <= got <= 1.03 * bound
+
+
 @pytest.mark.parametrize("pattern", ["uniform", "group_adversarial"])
 def test_valiant_reaches_about_half_of_injection(pattern):
     got = accepted(pattern, "valiant", 1.0)

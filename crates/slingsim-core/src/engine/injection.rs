@@ -110,8 +110,13 @@ impl Simulation {
         };
         self.nic_queue[src as usize].push_back(id);
         let ch = self.net.endpoint_up[src as usize];
-        let at = self.now.max(self.tx[ch as usize].busy_until);
-        self.schedule_try(ch, at);
+        let t = self.tx[ch as usize];
+        if t.busy_until <= self.now && t.scheduled_at == NEVER && self.nic_queue[src as usize].len() == 1 {
+            self.nic_send(src, ch); // idle NIC: send at once, no event needed
+        } else {
+            let at = self.now.max(t.busy_until);
+            self.schedule_try(ch, at);
+        }
     }
 
     /// The NIC of endpoint `e` sends the next packet of its head message

@@ -147,7 +147,11 @@ pub struct Simulation {
     pub(crate) queues: Vec<PacketQueue>,
     pub(crate) credits: Vec<i64>,
     pub(crate) credit_returns: Vec<Vec<CreditReturn>>,
-    pub(crate) xbar_free: Vec<Ps>,
+    /// Earliest pending credit return per channel (NEVER if none).
+    pub(crate) next_credit_at: Vec<Ps>,
+    /// The crossbar read each input port is committed to: [from, until).
+    pub(crate) xbar_from: Vec<Ps>,
+    pub(crate) xbar_until: Vec<Ps>,
     pub(crate) busy_ps: Vec<u64>,
     pub(crate) channel_bytes: Vec<u64>,
     pub(crate) messages: Vec<Message>,
@@ -259,7 +263,9 @@ impl Simulation {
             queues: vec![PacketQueue::default(); nch * n_vcs],
             credits,
             credit_returns: vec![Vec::new(); nch],
-            xbar_free: vec![0; nch],
+            next_credit_at: vec![NEVER; nch],
+            xbar_from: vec![0; nch],
+            xbar_until: vec![0; nch],
             busy_ps: vec![0; nch],
             channel_bytes: vec![0; nch],
             messages: Vec::new(),
@@ -438,6 +444,9 @@ impl Simulation {
     #[inline]
     pub(crate) fn absorb_credits(&mut self, ch: u32) -> Ps {
         let now = self.now;
+        if self.next_credit_at[ch as usize] > now {
+            return self.next_credit_at[ch as usize];
+        }
         let n = self.n_vcs;
         let returns = &mut self.credit_returns[ch as usize];
         let mut next = NEVER;
@@ -452,7 +461,20 @@ impl Simulation {
                 i += 1;
             }
         }
+        self.next_credit_at[ch as usize] = next;
         next
+    }
+
+    /// Sends `bytes` of VC `vc` credits back to the transmitter of `ch`, arriving at `at`.
+    #[inline]
+    pub(crate) fn return_credits(&mut self, ch: u32, vc: u8, bytes: u32, at: Ps) {
+        self.credit_returns[ch as usize].push(CreditReturn { at, vc, bytes });
+        let c = ch as usize;
+        self.next_credit_at[c] = self.next_credit_at[c].min(at);
+        if self.tx[c].waiting_credit {
+            self.tx[c].waiting_credit = false;
+            self.schedule_try(ch, at);
+        }
     }
 
     /// Accounts a transmission on `ch` from `start` for `ser` ps.

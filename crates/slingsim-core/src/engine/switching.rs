@@ -2,7 +2,7 @@
 //! queue, output arbitration among virtual channels, transmission with
 //! credit-based flow control and crossbar speedup.
 
-use super::{CreditReturn, Simulation, NEVER};
+use super::{Simulation, NEVER};
 use crate::event::Event;
 use crate::network::{End, LinkKind, NONE};
 use crate::routing;
@@ -51,12 +51,64 @@ impl Simulation {
         let ready = p.ready;
         let wire = p.wire;
         *self.pool.get_mut(h) = p;
+        if self.try_cut_through(h, out, vc, to_endpoint) {
+            return;
+        }
         self.queues[out as usize * n + vc].push(&mut self.pool, h);
         let t = &mut self.tx[out as usize];
         t.queued_bytes += wire as u64;
         t.queued_packets += 1;
         let at = ready.max(t.busy_until);
         self.schedule_try(out, at);
+    }
+
+    /// Fast path: when output `out` has nothing queued, no attempt pending
+    /// and is free by the time packet `h` is ready, `h` is the next to leave
+    /// through it, because every
+    /// packet spends the same fall-through latency in the switch (ready times
+    /// follow arrival order). If its credits and input read port allow, the
+    /// transmission is committed now for the moment the packet is ready,
+    /// saving the queueing events. Credits only grow until then, so the
+    /// check is conservative.
+    #[inline]
+    fn try_cut_through(&mut self, h: u32, out: u32, vc: usize, to_endpoint: bool) -> bool {
+        let t = self.tx[out as usize];
+        if t.queued_packets > 0 || t.scheduled_at != NEVER {
+            return false;
+        }
+        let p = self.pool.get(h);
+        // Only an output that is free when the packet is ready: committing
+        // behind a busy output would hold downstream credits too early.
+        let start = p.ready;
+        if t.busy_until > start || self.xbar_busy(p.in_ch, start, p.wire) {
+            return false;
+        }
+        if !to_endpoint {
+            let wire = p.wire as i64;
+            let idx = out as usize * self.n_vcs + vc;
+            if self.credits[idx] < wire {
+                self.absorb_credits(out);
+                if self.credits[idx] < wire {
+                    return false;
+                }
+            }
+        }
+        self.start_transmission(h, out, vc, !to_endpoint, start);
+        true
+    }
+
+    /// Time input port `in_ch` needs to read `wire` bytes into the crossbar.
+    #[inline]
+    fn xbar_read_time(&self, in_ch: u32, wire: u32) -> Ps {
+        (self.net.channels[in_ch as usize].rate.serialize(wire as u64) as f64 / self.speedup) as Ps
+    }
+
+    /// True if a read of `wire` bytes from input `in_ch` starting at `at`
+    /// overlaps the read the input port is already committed to.
+    #[inline]
+    fn xbar_busy(&self, in_ch: u32, at: Ps, wire: u32) -> bool {
+        let i = in_ch as usize;
+        at < self.xbar_until[i] && at + self.xbar_read_time(in_ch, wire) > self.xbar_from[i]
     }
 
     /// Output arbitration of switch channel `ch`: among the heads of its
@@ -84,9 +136,8 @@ impl Simulation {
                 credit_blocked = true;
                 continue;
             }
-            let xf = self.xbar_free[p.in_ch as usize];
-            if xf > now {
-                wake = wake.min(xf);
+            if self.xbar_busy(p.in_ch, now, p.wire) {
+                wake = wake.min(self.xbar_until[p.in_ch as usize]);
                 continue;
             }
             if best.map_or(true, |(r, _)| p.ready < r) {
@@ -112,9 +163,22 @@ impl Simulation {
 
     /// Sends the head of queue (`ch`, `vc`) now.
     fn transmit(&mut self, ch: u32, vc: usize, to_switch: bool) {
+        let h = self.queues[ch as usize * self.n_vcs + vc].pop(&self.pool);
+        let t = &mut self.tx[ch as usize];
+        t.queued_bytes -= self.pool.get(h).wire as u64;
+        t.queued_packets -= 1;
         let now = self.now;
+        self.start_transmission(h, ch, vc, to_switch, now);
+        if self.tx[ch as usize].queued_packets > 0 {
+            let end = self.tx[ch as usize].busy_until;
+            self.schedule_try(ch, end);
+        }
+    }
+
+    /// Starts sending packet `h` on channel `ch` (VC `vc`) at time `now`
+    /// (the present, or the moment a cut-through packet becomes ready).
+    fn start_transmission(&mut self, h: u32, ch: u32, vc: usize, to_switch: bool, now: Ps) {
         let n = self.n_vcs;
-        let h = self.queues[ch as usize * n + vc].pop(&self.pool);
         let (rate, latency, kind) = {
             let c = &self.net.channels[ch as usize];
             (c.rate, c.latency, c.kind)
@@ -130,14 +194,10 @@ impl Simulation {
         // travels back over the input link.
         let in_ch = p.in_ch;
         let in_c = &self.net.channels[in_ch as usize];
-        let read = (in_c.rate.serialize(p.wire as u64) as f64 / self.speedup) as Ps;
-        self.xbar_free[in_ch as usize] = now + read;
+        self.xbar_from[in_ch as usize] = now;
+        self.xbar_until[in_ch as usize] = now + self.xbar_read_time(in_ch, p.wire);
         let back = end + in_c.latency;
-        self.credit_returns[in_ch as usize].push(CreditReturn { at: back, vc: p.in_vc, bytes: p.wire });
-        if self.tx[in_ch as usize].waiting_credit {
-            self.tx[in_ch as usize].waiting_credit = false;
-            self.schedule_try(in_ch, back);
-        }
+        self.return_credits(in_ch, p.in_vc, p.wire, back);
         if kind != LinkKind::Terminal {
             p.hops += 1;
         }
@@ -145,14 +205,7 @@ impl Simulation {
         let wire = p.wire;
         *self.pool.get_mut(h) = p;
         self.events.push(now + latency, Event::Arrive(h));
-        let t = &mut self.tx[ch as usize];
-        t.busy_until = end;
-        t.queued_bytes -= wire as u64;
-        t.queued_packets -= 1;
-        let more = t.queued_packets > 0;
+        self.tx[ch as usize].busy_until = end;
         self.account_busy(ch, now, end - now, wire);
-        if more {
-            self.schedule_try(ch, end);
-        }
     }
 }

@@ -16,6 +16,7 @@ from typing import List, Optional
 # they run, so `slingsim --help` and argument errors answer instantly.
 EXIT_USAGE = 2
 EXIT_DEADLOCK = 3
+EXIT_INTERRUPTED = 130
 
 CONFIG_HELP = (
     "a TOML config file, or a preset name: slingshot-malbec, slingshot-shandy, slingshot-max, "
@@ -230,6 +231,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except RuntimeError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

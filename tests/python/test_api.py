@@ -47,3 +47,12 @@ def test_topology_of_the_small_dragonfly():
 
 def test_engine_version_is_reported():
     assert slingsim.engine_version()
+
+
+def test_stepping_with_a_progress_bar_gives_the_same_run(monkeypatch, small_config):
+    """The progress bar advances the engine in slices; the physics must not notice."""
+    monkeypatch.setenv("SLINGSIM_PROGRESS", "1")
+    stepped = slingsim.run(small_config, progress=True).summary
+    whole = slingsim.run(small_config).summary
+    timing = ("wall_s", "build_s", "engine_wall_s")
+    assert {k: v for k, v in stepped.items() if k not in timing} == {k: v for k, v in whole.items() if k not in timing}

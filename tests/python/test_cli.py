@@ -104,3 +104,16 @@ def test_help_describes_every_option():
         for action in sub._actions:
             assert action.help, f"{name} {action.option_strings or action.dest} has no help"
         assert sub.format_help()
+
+
+def test_deadlock_lists_the_stuck_buffers_and_exits_3(monkeypatch, small_config, capsys):
+    """The CLI's handling of a deadlocked run (the engine's watchdog is tested in Rust)."""
+    import slingsim.api
+
+    real = slingsim.api.run(small_config)
+    real.summary.update(end_reason="deadlock", deadlock={"stuck_buffers": ["switch 3 port 7 vc 1: 5 packets"]})
+    monkeypatch.setattr(slingsim.api, "run", lambda *args, **kwargs: real)
+    assert main(["run", SMALL, "--json"]) == 3
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["end_reason"] == "deadlock"
+    assert "switch 3 port 7 vc 1" in captured.err

@@ -1,8 +1,6 @@
-//! The event queue: a 4-ary min-heap ordered by (time, insertion sequence),
-//! so events at the same picosecond run in the order they were scheduled and
-//! runs are deterministic (MODEL.md Sec. 1). Entries are packed into 24
-//! bytes and the heap is 4-ary: shallower and more cache-friendly than a
-//! binary heap, which matters because every packet hop is at least one event.
+//! The event queue, ordered by (time, insertion sequence): events at the
+//! same picosecond run in the order they were scheduled, so runs are
+//! deterministic (MODEL.md Sec. 1).
 
 use crate::units::Ps;
 
@@ -54,83 +52,163 @@ struct Entry {
 
 impl Entry {
     #[inline]
-    fn before(&self, o: &Entry) -> bool {
-        (self.time, self.seq) < (o.time, o.seq)
+    fn key(&self) -> (Ps, u64) {
+        (self.time, self.seq)
     }
 }
 
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        self.key() == o.key()
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    // Reversed: the std max-heap then pops the earliest entry.
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        o.key().cmp(&self.key())
+    }
+}
+
+/// log2 of the bucket width in ps (8.192 ns).
+const BUCKET_BITS: u32 = 13;
+/// Buckets in the wheel (horizon 2^15 x 8.192 ns = 268 us).
+const WHEEL: usize = 1 << 15;
+
 /// Pending events, earliest first, ties in scheduling order.
-#[derive(Default)]
+///
+/// A timing wheel (calendar queue): events within the horizon go to the
+/// bucket of their time, unsorted; a bucket is sorted by (time, sequence)
+/// once, when the clock reaches it; events beyond the horizon wait in a
+/// binary heap. Push and pop are O(1) amortised and touch little memory,
+/// which matters because every packet hop is at least one event.
 pub struct EventQueue {
-    heap: Vec<Entry>,
+    /// Entries of the bucket being drained, sorted latest first.
+    current: Vec<Entry>,
+    /// Absolute number of the bucket being drained.
+    cur: u64,
+    buckets: Vec<Vec<Entry>>,
+    /// One bit per non-empty bucket.
+    occupied: Vec<u64>,
+    in_wheel: usize,
+    overflow: std::collections::BinaryHeap<Entry>,
     seq: u64,
     processed: u64,
 }
 
-const ARITY: usize = 4;
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue {
+            current: Vec::new(),
+            cur: 0,
+            buckets: vec![Vec::new(); WHEEL],
+            occupied: vec![0; WHEEL / 64],
+            in_wheel: 0,
+            overflow: Default::default(),
+            seq: 0,
+            processed: 0,
+        }
+    }
+}
 
 impl EventQueue {
-    /// Schedules `ev` at time `at`.
+    /// Schedules `ev` at time `at` (not earlier than the last popped event).
     #[inline]
     pub fn push(&mut self, at: Ps, ev: Event) {
         self.seq += 1;
         let e = Entry { time: at, seq: self.seq, event: ev.pack() };
-        let mut i = self.heap.len();
-        self.heap.push(e);
-        while i > 0 {
-            let parent = (i - 1) / ARITY;
-            if e.before(&self.heap[parent]) {
-                self.heap[i] = self.heap[parent];
-                i = parent;
-            } else {
+        let abs = at >> BUCKET_BITS;
+        if abs <= self.cur {
+            // Into the bucket being drained: after every entry not later
+            // than it (its sequence number is the largest yet).
+            let pos = self.current.partition_point(|x| x.time > at);
+            self.current.insert(pos, e);
+        } else if abs < self.cur + WHEEL as u64 {
+            let b = (abs as usize) & (WHEEL - 1);
+            self.buckets[b].push(e);
+            self.occupied[b / 64] |= 1 << (b % 64);
+            self.in_wheel += 1;
+        } else {
+            self.overflow.push(e);
+        }
+    }
+
+    /// Makes `current` hold the earliest bucket; false when nothing is pending.
+    #[inline]
+    fn refill(&mut self) -> bool {
+        if !self.current.is_empty() {
+            return true;
+        }
+        if self.in_wheel == 0 {
+            match self.overflow.peek() {
+                None => return false,
+                Some(e) => self.cur = e.time >> BUCKET_BITS,
+            }
+        } else {
+            self.cur = self.next_occupied(self.cur + 1);
+        }
+        let b = (self.cur as usize) & (WHEEL - 1);
+        if self.occupied[b / 64] & (1 << (b % 64)) != 0 {
+            self.occupied[b / 64] &= !(1 << (b % 64));
+            self.in_wheel -= self.buckets[b].len();
+            std::mem::swap(&mut self.current, &mut self.buckets[b]);
+        }
+        while let Some(e) = self.overflow.peek() {
+            if e.time >> BUCKET_BITS != self.cur {
                 break;
             }
+            let e = self.overflow.pop().expect("peeked");
+            self.current.push(e);
         }
-        self.heap[i] = e;
+        self.current.sort_unstable_by(|a, b| b.key().cmp(&a.key()));
+        true
+    }
+
+    /// Absolute number of the first non-empty wheel bucket at or after
+    /// `from`, or the bucket of the earliest overflow entry if that is sooner.
+    fn next_occupied(&self, from: u64) -> u64 {
+        let limit = self.overflow.peek().map_or(u64::MAX, |e| e.time >> BUCKET_BITS);
+        let mut abs = from;
+        let end = self.cur + WHEEL as u64;
+        while abs < end && abs < limit {
+            let b = (abs as usize) & (WHEEL - 1);
+            let word = self.occupied[b / 64] >> (b % 64);
+            if word != 0 {
+                return (abs + word.trailing_zeros() as u64).min(limit);
+            }
+            abs += 64 - (b % 64) as u64;
+        }
+        limit.min(end)
     }
 
     /// Time of the earliest pending event.
     #[inline]
-    pub fn peek_time(&self) -> Option<Ps> {
-        self.heap.first().map(|e| e.time)
+    pub fn peek_time(&mut self) -> Option<Ps> {
+        if !self.refill() {
+            return None;
+        }
+        self.current.last().map(|e| e.time)
     }
 
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, Event)> {
-        let top = *self.heap.first()?;
-        let last = self.heap.pop().expect("non-empty");
-        let n = self.heap.len();
-        if n > 0 {
-            let mut i = 0;
-            loop {
-                let first = i * ARITY + 1;
-                if first >= n {
-                    break;
-                }
-                let end = (first + ARITY).min(n);
-                let mut best = first;
-                for c in first + 1..end {
-                    if self.heap[c].before(&self.heap[best]) {
-                        best = c;
-                    }
-                }
-                if self.heap[best].before(&last) {
-                    self.heap[i] = self.heap[best];
-                    i = best;
-                } else {
-                    break;
-                }
-            }
-            self.heap[i] = last;
+        if !self.refill() {
+            return None;
         }
+        let e = self.current.pop()?;
         self.processed += 1;
-        Some((top.time, Event::unpack(top.event)))
+        Some((e.time, Event::unpack(e.event)))
     }
 
     /// Pending events in no particular order (for reports).
     pub fn iter(&self) -> impl Iterator<Item = Event> + '_ {
-        self.heap.iter().map(|e| Event::unpack(e.event))
+        self.current.iter().chain(self.buckets.iter().flatten()).chain(self.overflow.iter()).map(|e| Event::unpack(e.event))
     }
 
     /// Events processed so far.
@@ -140,12 +218,12 @@ impl EventQueue {
 
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.current.len() + self.in_wheel + self.overflow.len()
     }
 
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -178,8 +256,13 @@ mod tests {
         let mut q = EventQueue::default();
         let mut r = Rng::new(9, 9);
         let mut want = Vec::new();
+        // Times spread over a few buckets, the wheel horizon and beyond.
         for i in 0..5000u32 {
-            let t = r.below(200);
+            let t = match i % 3 {
+                0 => r.below(200),
+                1 => r.below(100_000),
+                _ => r.below(1_000_000_000),
+            };
             q.push(t, Event::Arrive(i));
             want.push((t, i));
         }
@@ -189,6 +272,28 @@ mod tests {
             _ => unreachable!(),
         }).collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn interleaved_pushes_keep_order() {
+        // Pushes while draining, into the current bucket and later ones.
+        let mut q = EventQueue::default();
+        let mut r = Rng::new(4, 4);
+        let mut popped = Vec::new();
+        q.push(0, Event::Arrive(0));
+        let mut next = 1u32;
+        while let Some((t, e)) = q.pop() {
+            popped.push((t, e));
+            if next < 20_000 {
+                for _ in 0..2 {
+                    let dt = if r.below(10) == 0 { r.below(5_000_000_000) } else { r.below(20_000) };
+                    q.push(t + dt, Event::Arrive(next));
+                    next += 1;
+                }
+            }
+        }
+        assert_eq!(popped.len(), next as usize);
+        assert!(popped.windows(2).all(|w| w[0].0 <= w[1].0));
     }
 
     #[test]

@@ -75,10 +75,10 @@ impl Ord for Entry {
     }
 }
 
-/// log2 of the bucket width in ps (8.192 ns).
-const BUCKET_BITS: u32 = 13;
-/// Buckets in the wheel (horizon 2^15 x 8.192 ns = 268 us).
-const WHEEL: usize = 1 << 15;
+/// log2 of the bucket width in ps (4.096 ns): tens of events per bucket on busy networks.
+const BUCKET_BITS: u32 = 12;
+/// Buckets in the wheel (horizon 2^16 x 4.096 ns = 268 us).
+const WHEEL: usize = 1 << 16;
 
 /// Pending events, earliest first, ties in scheduling order.
 ///

@@ -20,7 +20,7 @@ pub struct Packet {
     pub src: u32,
     pub dst: u32,
     pub dst_switch: u32,
-    /// Message this packet belongs to.
+    /// Message this packet belongs to, if its completion is tracked (flows).
     pub msg: u32,
     /// Traffic source index.
     pub source: u16,

@@ -45,14 +45,15 @@ impl Simulation {
                 }
             }
         }
+        if p.msg == NONE {
+            return; // an untracked message (freed when its last packet left)
+        }
         let m = &mut self.messages[p.msg as usize];
         m.to_deliver -= p.payload as u64;
         if m.to_deliver == 0 {
             let flow = m.flow;
             self.free_messages.push(p.msg);
-            if flow != NONE {
-                self.complete_flow(flow, t);
-            }
+            self.complete_flow(flow, t);
         }
     }
 

@@ -137,12 +137,10 @@ impl Simulation {
             return;
         }
         let now = self.now;
-        let (rate, latency) = {
-            let c = &self.net.channels[ch as usize];
-            (c.rate, c.latency)
-        };
+        let (rate, latency) = (self.tx[ch as usize].rate, self.tx[ch as usize].latency);
         let ser = rate.serialize(wire as u64);
-        let mut p = Packet::new(msg.src, msg.dst, self.net.endpoint_switch[msg.dst as usize], m, msg.source);
+        let tracked = if msg.flow == NONE { NONE } else { m };
+        let mut p = Packet::new(msg.src, msg.dst, self.net.endpoint_switch[msg.dst as usize], tracked, msg.source);
         p.payload = payload;
         p.wire = wire;
         p.created = msg.created;
@@ -163,6 +161,11 @@ impl Simulation {
         self.messages[m as usize].to_send = left;
         if left == 0 {
             self.nic_queue[e as usize].pop_front();
+            if msg.flow == NONE {
+                // Nothing waits for this message's completion: free it now so
+                // delivery need not touch it.
+                self.free_messages.push(m);
+            }
         }
         if !self.nic_queue[e as usize].is_empty() {
             self.schedule_try(ch, now + ser);

@@ -29,7 +29,7 @@ use crate::rng::Rng;
 use crate::routing::Algorithm;
 use crate::topology::Topology;
 use crate::traffic::{build_sources, Injection, Source};
-use crate::units::{ns_to_ps, Ps};
+use crate::units::{ns_to_ps, Ps, Rate};
 use std::collections::VecDeque;
 use std::time::Instant;
 
@@ -64,16 +64,32 @@ impl EndReason {
     }
 }
 
-/// Transmitter state of one channel.
+/// Hot state of one channel: its transmitter, the input port it feeds and
+/// its counters, in one struct so a hop touches few cache lines.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Transmitter {
     pub busy_until: Ps,
     /// Time of the pending TryOutput event (NEVER if none).
     pub scheduled_at: Ps,
-    /// Blocked on credits with no return pending: a returning credit wakes it.
-    pub waiting_credit: bool,
     pub queued_bytes: u64,
     pub queued_packets: u32,
+    /// Blocked on credits with no return pending: a returning credit wakes it.
+    pub waiting_credit: bool,
+    /// The receiver is a NIC (no credits, no routing there).
+    pub to_endpoint: bool,
+    /// The link is switch-to-switch (counts as a hop).
+    pub fabric: bool,
+    /// Earliest pending credit return (NEVER if none).
+    pub next_credit_at: Ps,
+    /// The crossbar read the receiving input port is committed to: [from, until).
+    pub xbar_from: Ps,
+    pub xbar_until: Ps,
+    /// Busy time and wire bytes inside the measurement window.
+    pub busy_ps: u64,
+    pub bytes: u64,
+    /// Copies of the link's rate and latency, kept here for locality.
+    pub rate: Rate,
+    pub latency: Ps,
 }
 
 /// Buffer space travelling back to a transmitter.
@@ -147,13 +163,6 @@ pub struct Simulation {
     pub(crate) queues: Vec<PacketQueue>,
     pub(crate) credits: Vec<i64>,
     pub(crate) credit_returns: Vec<Vec<CreditReturn>>,
-    /// Earliest pending credit return per channel (NEVER if none).
-    pub(crate) next_credit_at: Vec<Ps>,
-    /// The crossbar read each input port is committed to: [from, until).
-    pub(crate) xbar_from: Vec<Ps>,
-    pub(crate) xbar_until: Vec<Ps>,
-    pub(crate) busy_ps: Vec<u64>,
-    pub(crate) channel_bytes: Vec<u64>,
     pub(crate) messages: Vec<Message>,
     pub(crate) free_messages: Vec<u32>,
     pub(crate) nic_queue: Vec<VecDeque<u32>>,
@@ -259,15 +268,29 @@ impl Simulation {
             watchdog: ns_to_ps(cfg.sim.watchdog_ns),
             events: EventQueue::default(),
             pool: PacketPool::default(),
-            tx: vec![Transmitter { busy_until: 0, scheduled_at: NEVER, waiting_credit: false, queued_bytes: 0, queued_packets: 0 }; nch],
+            tx: net
+                .channels
+                .iter()
+                .map(|c| Transmitter {
+                    busy_until: 0,
+                    scheduled_at: NEVER,
+                    queued_bytes: 0,
+                    queued_packets: 0,
+                    waiting_credit: false,
+                    to_endpoint: matches!(c.dst, End::Endpoint(_)),
+                    fabric: c.kind != crate::network::LinkKind::Terminal,
+                    next_credit_at: NEVER,
+                    xbar_from: 0,
+                    xbar_until: 0,
+                    busy_ps: 0,
+                    bytes: 0,
+                    rate: c.rate,
+                    latency: c.latency,
+                })
+                .collect(),
             queues: vec![PacketQueue::default(); nch * n_vcs],
             credits,
             credit_returns: vec![Vec::new(); nch],
-            next_credit_at: vec![NEVER; nch],
-            xbar_from: vec![0; nch],
-            xbar_until: vec![0; nch],
-            busy_ps: vec![0; nch],
-            channel_bytes: vec![0; nch],
             messages: Vec::new(),
             free_messages: Vec::new(),
             nic_queue: vec![VecDeque::new(); net.endpoint_up.len()],
@@ -444,8 +467,8 @@ impl Simulation {
     #[inline]
     pub(crate) fn absorb_credits(&mut self, ch: u32) -> Ps {
         let now = self.now;
-        if self.next_credit_at[ch as usize] > now {
-            return self.next_credit_at[ch as usize];
+        if self.tx[ch as usize].next_credit_at > now {
+            return self.tx[ch as usize].next_credit_at;
         }
         let n = self.n_vcs;
         let returns = &mut self.credit_returns[ch as usize];
@@ -461,7 +484,7 @@ impl Simulation {
                 i += 1;
             }
         }
-        self.next_credit_at[ch as usize] = next;
+        self.tx[ch as usize].next_credit_at = next;
         next
     }
 
@@ -470,7 +493,7 @@ impl Simulation {
     pub(crate) fn return_credits(&mut self, ch: u32, vc: u8, bytes: u32, at: Ps) {
         self.credit_returns[ch as usize].push(CreditReturn { at, vc, bytes });
         let c = ch as usize;
-        self.next_credit_at[c] = self.next_credit_at[c].min(at);
+        self.tx[c].next_credit_at = self.tx[c].next_credit_at.min(at);
         if self.tx[c].waiting_credit {
             self.tx[c].waiting_credit = false;
             self.schedule_try(ch, at);
@@ -481,8 +504,8 @@ impl Simulation {
     #[inline]
     pub(crate) fn account_busy(&mut self, ch: u32, start: Ps, ser: Ps, wire: u32) {
         if start >= self.warmup {
-            self.busy_ps[ch as usize] += ser;
-            self.channel_bytes[ch as usize] += wire as u64;
+            self.tx[ch as usize].busy_ps += ser;
+            self.tx[ch as usize].bytes += wire as u64;
         }
         self.packet_hops += 1;
         self.last_progress = start;

@@ -86,7 +86,7 @@ impl Simulation {
                 .iter()
                 .enumerate()
                 .filter(|(_, c)| c.kind == kind)
-                .map(|(i, _)| self.busy_ps[i] as f64 / self.window() as f64)
+                .map(|(i, _)| self.tx[i].busy_ps as f64 / self.window() as f64)
                 .collect();
             if utils.is_empty() {
                 continue;
@@ -170,9 +170,9 @@ impl Simulation {
         t.push("dst_port", Column::I64(ch.iter().map(|c| side(c.dst).1).collect()));
         t.push("dst_endpoint", Column::I64(ch.iter().map(|c| side(c.dst).2).collect()));
         t.push("bandwidth_bps", Column::F64(ch.iter().map(|c| c.rate.bps()).collect()));
-        t.push("bytes", Column::U64(self.channel_bytes.clone()));
+        t.push("bytes", Column::U64(self.tx.iter().map(|t| t.bytes).collect()));
         let w = self.window() as f64;
-        t.push("utilization", Column::F64(self.busy_ps.iter().map(|&b| b as f64 / w).collect()));
+        t.push("utilization", Column::F64(self.tx.iter().map(|t| t.busy_ps as f64 / w).collect()));
         t
     }
 

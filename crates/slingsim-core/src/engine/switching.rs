@@ -4,7 +4,7 @@
 
 use super::{Simulation, NEVER};
 use crate::event::Event;
-use crate::network::{End, LinkKind, NONE};
+use crate::network::{End, NONE};
 use crate::routing;
 use crate::topology::Topology;
 use crate::units::Ps;
@@ -14,9 +14,11 @@ impl Simulation {
     #[inline]
     pub(crate) fn on_arrive(&mut self, h: u32) {
         let ch = self.pool.get(h).ch;
-        match self.net.channels[ch as usize].dst {
-            End::Endpoint(_) => self.deliver(h),
-            End::Switch { switch, .. } => self.route_into_queue(h, switch, ch),
+        if self.tx[ch as usize].to_endpoint {
+            self.deliver(h);
+        } else {
+            let End::Switch { switch, .. } = self.net.channels[ch as usize].dst else { unreachable!("fabric channels end at switches") };
+            self.route_into_queue(h, switch, ch);
         }
     }
 
@@ -40,7 +42,7 @@ impl Simulation {
             }
         };
         debug_assert_ne!(out, NONE, "routing chose an uncabled port at switch {s}");
-        let to_endpoint = matches!(self.net.channels[out as usize].dst, End::Endpoint(_));
+        let to_endpoint = self.tx[out as usize].to_endpoint;
         let vc = if to_endpoint { 0 } else { (p.hops as usize).min(n - 1) };
         debug_assert!(to_endpoint || (p.hops as usize) < n, "path longer than the VC scheme allows");
         p.in_ch = in_ch;
@@ -100,7 +102,7 @@ impl Simulation {
     /// Time input port `in_ch` needs to read `wire` bytes into the crossbar.
     #[inline]
     fn xbar_read_time(&self, in_ch: u32, wire: u32) -> Ps {
-        (self.net.channels[in_ch as usize].rate.serialize(wire as u64) as f64 / self.speedup) as Ps
+        (self.tx[in_ch as usize].rate.serialize(wire as u64) as f64 / self.speedup) as Ps
     }
 
     /// True if a read of `wire` bytes from input `in_ch` starting at `at`
@@ -108,7 +110,7 @@ impl Simulation {
     #[inline]
     fn xbar_busy(&self, in_ch: u32, at: Ps, wire: u32) -> bool {
         let i = in_ch as usize;
-        at < self.xbar_until[i] && at + self.xbar_read_time(in_ch, wire) > self.xbar_from[i]
+        at < self.tx[i].xbar_until && at + self.xbar_read_time(in_ch, wire) > self.tx[i].xbar_from
     }
 
     /// Output arbitration of switch channel `ch`: among the heads of its
@@ -118,7 +120,7 @@ impl Simulation {
         let now = self.now;
         let next_return = self.absorb_credits(ch);
         let n = self.n_vcs;
-        let to_switch = matches!(self.net.channels[ch as usize].dst, End::Switch { .. });
+        let to_switch = !self.tx[ch as usize].to_endpoint;
         let mut best: Option<(Ps, usize)> = None;
         let mut wake = NEVER;
         let mut credit_blocked = false;
@@ -137,7 +139,7 @@ impl Simulation {
                 continue;
             }
             if self.xbar_busy(p.in_ch, now, p.wire) {
-                wake = wake.min(self.xbar_until[p.in_ch as usize]);
+                wake = wake.min(self.tx[p.in_ch as usize].xbar_until);
                 continue;
             }
             if best.map_or(true, |(r, _)| p.ready < r) {
@@ -179,9 +181,9 @@ impl Simulation {
     /// (the present, or the moment a cut-through packet becomes ready).
     fn start_transmission(&mut self, h: u32, ch: u32, vc: usize, to_switch: bool, now: Ps) {
         let n = self.n_vcs;
-        let (rate, latency, kind) = {
-            let c = &self.net.channels[ch as usize];
-            (c.rate, c.latency, c.kind)
+        let (rate, latency, fabric) = {
+            let t = &self.tx[ch as usize];
+            (t.rate, t.latency, t.fabric)
         };
         let mut p = *self.pool.get(h);
         let ser = rate.serialize(p.wire as u64);
@@ -193,12 +195,13 @@ impl Simulation {
         // The input buffer space frees as the tail leaves; the credit
         // travels back over the input link.
         let in_ch = p.in_ch;
-        let in_c = &self.net.channels[in_ch as usize];
-        self.xbar_from[in_ch as usize] = now;
-        self.xbar_until[in_ch as usize] = now + self.xbar_read_time(in_ch, p.wire);
-        let back = end + in_c.latency;
+        let read = self.xbar_read_time(in_ch, p.wire);
+        let input = &mut self.tx[in_ch as usize];
+        input.xbar_from = now;
+        input.xbar_until = now + read;
+        let back = end + input.latency;
         self.return_credits(in_ch, p.in_vc, p.wire, back);
-        if kind != LinkKind::Terminal {
+        if fabric {
             p.hops += 1;
         }
         p.tail = end + latency;

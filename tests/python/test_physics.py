@@ -121,25 +121,30 @@ def test_group_adversarial_minimal_saturates_at_the_group_pair_links():
     assert 0.85 * bound <= got <= 1.03 * bound
 
 
-def test_presets_uniform_minimal_saturates_at_the_analytical_bound():
-    """Malbec under uniform traffic and minimal routing: accepted load at full offered load
-    reaches the channel-load bound of `slingsim topo`, and no more (it is an upper bound)."""
+def test_malbec_uniform_minimal_saturates_past_the_analytical_bound():
+    """The channel-load bound of `slingsim topo` is where the busiest channel fills: up to it
+    accepted load tracks offered load; well past it the network no longer keeps up.
+    (On the presets several global links join two groups and minimal paths load them
+    unevenly, so past the bound the unblocked flows still grow and saturation is gradual.)"""
     bound = slingsim.topology("slingshot-malbec")["uniform_minimal_saturation"]
-    got = small_run("traffic.0.load=1.0", preset="slingshot-malbec")["accepted_load"]
-    assert 0.8 * bound <= got <= 1.03 * bound
+    below = small_run(f"traffic.0.load={0.9 * bound}", preset="slingshot-malbec")
+    assert below["accepted_load"] == pytest.approx(below["offered_load"], rel=0.02)
+    full = small_run("traffic.0.load=1.0", preset="slingshot-malbec")
+    assert bound <= full["accepted_load"] < 0.95 * full["offered_load"]
 
 
 @pytest.mark.parametrize(
-    "preset, links_per_pair, node_bps",
-    [("slingshot-malbec", 16, 100e9),    # 128 nodes of a full group, one rail each
-     ("slingshot-shandy", 8, 2 * 100e9)],  # 128 nodes of a group, two rails each
+    "preset, groups, nodes, links_per_pair, node_bps",
+    [("slingshot-malbec", 4, 484, 16, 100e9),      # one rail per node
+     ("slingshot-shandy", 8, 1024, 8, 2 * 100e9)],  # two rails per node
 )
-def test_presets_group_adversarial_minimal_saturates_at_the_group_pair_links(preset, links_per_pair, node_bps):
-    """Group i sends everything to group i+1: the links between the two groups bound it."""
-    bound = links_per_pair * 200e9 / (128 * node_bps)
-    assert slingsim.topology(preset)["adversarial_minimal_saturation"] == pytest.approx(bound, rel=0.05)
+def test_presets_group_adversarial_minimal_saturates_at_the_group_pair_links(preset, groups, nodes, links_per_pair, node_bps):
+    """Group i sends everything to group i+1: once every group is overloaded, each delivers what
+    its links to the next group carry. The analytical bound (first channel full) is below that cap."""
+    link_bound = groups * links_per_pair * 200e9 / (nodes * node_bps)
+    assert slingsim.topology(preset)["adversarial_minimal_saturation"] <= link_bound
     got = small_run("traffic.0.pattern=group_adversarial", "traffic.0.load=0.6", preset=preset)["accepted_load"]
-    assert 0.85 * bound <= got <= 1.03 * bound
+    assert 0.85 * link_bound <= got <= 1.03 * link_bound
 
 
 @pytest.mark.parametrize("pattern", ["uniform", "group_adversarial"])

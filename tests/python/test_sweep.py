@@ -51,3 +51,13 @@ def test_bad_loads_are_rejected(loads, message):
 def test_unknown_scheduler_is_explained(small_config):
     with pytest.raises(ValueError, match="tcp://host:port"):
         run_many([small_config], scheduler="bogus")
+
+
+def test_an_existing_scheduler_is_used_by_address(small_config):
+    """`scheduler="tcp://..."` sends the tasks to a running Dask scheduler and its workers."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+        configs = configs_at_loads(small_config, [0.1, 0.2])
+        remote = [r.summary["events"] for r in run_many(configs, scheduler=cluster.scheduler_address)]
+    assert remote == [r.summary["events"] for r in run_many(configs, scheduler="sync")]

@@ -157,6 +157,8 @@ def _set_path(cfg: Config, parts: List[str], value: Any, key: str) -> None:
         where = ".".join(parts[: depth + 1])
         if isinstance(node, list):
             node = node[_entry_index(node, part, where, parts[depth - 1])]
+        elif depth == 0 and part in NAMED_LISTS and part not in node:
+            raise ConfigError(f"override {key}: the config has no [[{part}]] entries; add one to the TOML file first")
         else:
             node = node.setdefault(part, {})
         if not isinstance(node, (dict, list)):
@@ -186,7 +188,7 @@ def _entry_index(entries: list, selector: str, where: str, list_key: str) -> int
     if selector in names:
         return names.index(selector)
     raise ConfigError(
-        f"{where}: no {list_key} source named {selector!r}; known names: {', '.join(names) or '(none)'}"
+        f"{where}: no {list_key} entry named {selector!r}; known names: {', '.join(names) or '(none)'}"
     )
 
 

@@ -104,6 +104,7 @@ def test_overrides_address_tables_and_sources_by_name_or_position():
     "override, message",
     [
         ("traffic.nobody.load=0.1", "victim, aggressor"),
+        ("job.0.nodes=4", "no [[job]] entries"),
         ("traffic.7.load=0.1", "0..1"),
         ("traffic.load=0.1", "by name or position"),
         ("sim.seed.x=1", None),

@@ -68,27 +68,33 @@ def test_unknown_routing_and_negative_load_name_the_field():
 
 # --- zero-load latency -----------------------------------------------------
 
-LINK_NS = 10 + 100  # propagation + FEC of a terminal or local link (docs/config.md defaults)
+TERMINAL_NS = LOCAL_NS = 10 + 100  # propagation + FEC per traversal (docs/config.md defaults)
+GLOBAL_NS = 100 + 100
 SWITCH_NS = 300
 ROCE_OVERHEAD = 62 + 20  # headers + preamble/gap, bytes
 
 
 @pytest.mark.parametrize(
-    "nodes, links, switches",
-    [([0, 1], 2, 1),   # two endpoints of switch 0
-     ([0, 4], 3, 2)],  # switch 0 to switch 1 of the same group, one local link
+    "nodes, local_links, global_links",
+    [([0, 1], 0, 0),     # two endpoints of switch 0
+     ([0, 4], 1, 0),     # switch 0 to switch 1 of the same group
+     ([0, 16], 0, 1),    # group 0 to group 1: the link joins their first switches
+     ([0, 143], 2, 1)],  # first to last switch of the network: the 3-hop diameter
 )
 @pytest.mark.parametrize("payload", [64, 4096])
-def test_zero_load_latency_matches_the_path(nodes, links, switches, payload):
+def test_zero_load_latency_matches_the_path(nodes, local_links, global_links, payload):
     """Cut-through: every link adds propagation + FEC, every switch its fall-through,
     and the packet is serialised once, at the slowest link (the 100 Gb/s NIC)."""
     summary = small_run(
         "traffic.0.pattern=permutation", f"traffic.0.nodes={{ list = {nodes} }}",
         "traffic.0.load=0.01", f"traffic.0.message_bytes={payload}", "sim.duration_ns=2000000",
     )
+    switches = 1 + local_links + global_links
     serialization_ns = (payload + ROCE_OVERHEAD) * 8 / 100e9 * 1e9
-    expected = links * LINK_NS + switches * SWITCH_NS + serialization_ns
+    expected = (2 * TERMINAL_NS + local_links * LOCAL_NS + global_links * GLOBAL_NS
+                + switches * SWITCH_NS + serialization_ns)
     assert summary["packets_delivered"] > 20
+    assert summary["hops_mean"] == local_links + global_links
     assert summary["latency_ns"]["p50"] == pytest.approx(expected, rel=0.02)
     assert summary["latency_ns"]["mean"] == pytest.approx(expected, rel=0.02)
 

@@ -217,3 +217,16 @@ def test_incast_without_congestion_control_hurts_the_victim():
     assert mixed["aggressor"]["accepted_load"] == pytest.approx(1 / 72, rel=0.05)  # one NIC drains 72 senders
     assert alone["accepted_load"] == pytest.approx(alone["offered_load"], rel=0.05)
     assert mixed["victim"]["accepted_load"] < 0.9 * mixed["victim"]["offered_load"]
+
+
+def test_shandy_nodes_inject_on_both_rails():
+    """Each Shandy node has two NICs on different switches (000 Sec. III): every one of the
+    2048 endpoint ports carries traffic and the load is counted per node over both rails."""
+    import pyarrow.compute as pc
+
+    result = slingsim.run("slingshot-shandy", overrides=["sim.warmup_ns=2000", "sim.duration_ns=10000"])
+    links = result.links
+    uplinks = links.filter(pc.greater_equal(links["src_endpoint"], 0))
+    assert uplinks.num_rows == 2048
+    assert pc.all(pc.greater(uplinks["bytes"], 0)).as_py()
+    assert result.summary["accepted_load"] == pytest.approx(0.3, rel=0.05)

@@ -117,3 +117,9 @@ def test_deadlock_lists_the_stuck_buffers_and_exits_3(monkeypatch, small_config,
     captured = capsys.readouterr()
     assert json.loads(captured.out)["end_reason"] == "deadlock"
     assert "switch 3 port 7 vc 1" in captured.err
+
+
+def test_run_of_flows_prints_completion_times(capsys):
+    assert main(["run", "examples/permutation-flows"]) == 0
+    text = capsys.readouterr().out
+    assert "flows_done" in text and "fct p99 ns" in text and "permutation" in text

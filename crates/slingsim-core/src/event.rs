@@ -75,10 +75,15 @@ impl Ord for Entry {
     }
 }
 
-/// log2 of the bucket width in ps (4.096 ns): tens of events per bucket on busy networks.
-const BUCKET_BITS: u32 = 12;
-/// Buckets in the wheel (horizon 2^16 x 4.096 ns = 268 us).
-const WHEEL: usize = 1 << 16;
+/// log2 of the bucket width in ps (256 ps): a bucket holds a few events
+/// even on busy networks, so sorting it is cheap.
+const BUCKET_BITS: u32 = 8;
+/// Buckets in the wheel (horizon 2^14 x 256 ps = 4.2 us, beyond which events
+/// wait in the overflow heap). A short wheel is revisited often, so its
+/// buckets keep their allocations.
+const WHEEL: usize = 1 << 14;
+/// Entries each bucket can hold before it first grows.
+const BUCKET_CAPACITY: usize = 8;
 
 /// Pending events, earliest first, ties in scheduling order.
 ///
@@ -106,7 +111,7 @@ impl Default for EventQueue {
         EventQueue {
             current: Vec::new(),
             cur: 0,
-            buckets: vec![Vec::new(); WHEEL],
+            buckets: (0..WHEEL).map(|_| Vec::with_capacity(BUCKET_CAPACITY)).collect(),
             occupied: vec![0; WHEEL / 64],
             in_wheel: 0,
             overflow: Default::default(),

@@ -105,8 +105,12 @@ impl Histogram {
         self.max = self.max.max(o.max);
     }
 
-    /// `{mean, p50, p99, p999, max}` scaled by `scale` (ps -> ns: 1e-3).
+    /// `{mean, p50, p95, p99, p999, max, count}` scaled by `scale` (ps -> ns:
+    /// 1e-3); the statistics are `null` when nothing was recorded, never 0.
     pub fn summary(&self, scale: f64) -> Value {
+        if self.n == 0 {
+            return json!({"mean": null, "p50": null, "p95": null, "p99": null, "p999": null, "max": null, "count": 0});
+        }
         json!({
             "mean": self.mean() * scale,
             "p50": self.quantile(0.5) * scale,

@@ -18,9 +18,9 @@ from .progress import ProgressBar
 
 
 def shandy_uniform_50() -> Config:
-    """Shandy (1024 nodes, 2 rails, 2048 endpoints), uniform random traffic at 50% load, 5 us warmup + 20 us measured."""
+    """Shandy (1024 nodes, 2 rails, 2048 endpoints), uniform random traffic at 50% load, 5 us warmup + 200 us measured (long enough for steady state)."""
     return apply_overrides(load_config("slingshot-shandy"), [
-        "traffic.uniform.load=0.5", "sim.warmup_ns=5000", "sim.duration_ns=20000",
+        "traffic.uniform.load=0.5", "sim.warmup_ns=5000", "sim.duration_ns=200000",
     ])
 
 

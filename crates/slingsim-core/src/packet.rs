@@ -125,16 +125,21 @@ impl PacketPool {
     }
 }
 
-/// A FIFO of packets linked through `Packet::next`.
+/// A FIFO of packets linked through `Packet::next`. It caches what output
+/// arbitration needs of its head (ready time, size, input channel), so
+/// arbitration does not touch packets in the pool.
 #[derive(Clone, Copy, Debug)]
 pub struct PacketQueue {
     pub head: u32,
     pub tail: u32,
+    pub head_ready: Ps,
+    pub head_wire: u32,
+    pub head_in_ch: u32,
 }
 
 impl Default for PacketQueue {
     fn default() -> Self {
-        PacketQueue { head: NONE, tail: NONE }
+        PacketQueue { head: NONE, tail: NONE, head_ready: 0, head_wire: 0, head_in_ch: NONE }
     }
 }
 
@@ -142,9 +147,13 @@ impl PacketQueue {
     /// Appends `h`.
     #[inline]
     pub fn push(&mut self, pool: &mut PacketPool, h: u32) {
-        pool.get_mut(h).next = NONE;
+        let p = pool.get_mut(h);
+        p.next = NONE;
         if self.tail == NONE {
             self.head = h;
+            self.head_ready = p.ready;
+            self.head_wire = p.wire;
+            self.head_in_ch = p.in_ch;
         } else {
             pool.get_mut(self.tail).next = h;
         }
@@ -158,6 +167,11 @@ impl PacketQueue {
         self.head = pool.get(h).next;
         if self.head == NONE {
             self.tail = NONE;
+        } else {
+            let p = pool.get(self.head);
+            self.head_ready = p.ready;
+            self.head_wire = p.wire;
+            self.head_in_ch = p.in_ch;
         }
         h
     }

@@ -162,7 +162,8 @@ pub struct Simulation {
     pub(crate) tx: Vec<Transmitter>,
     pub(crate) queues: Vec<PacketQueue>,
     pub(crate) credits: Vec<i64>,
-    pub(crate) credit_returns: Vec<Vec<CreditReturn>>,
+    /// Credits on their way back to each transmitter, earliest first.
+    pub(crate) credit_returns: Vec<VecDeque<CreditReturn>>,
     pub(crate) messages: Vec<Message>,
     pub(crate) free_messages: Vec<u32>,
     pub(crate) nic_queue: Vec<VecDeque<u32>>,
@@ -290,7 +291,7 @@ impl Simulation {
                 .collect(),
             queues: vec![PacketQueue::default(); nch * n_vcs],
             credits,
-            credit_returns: vec![Vec::new(); nch],
+            credit_returns: vec![VecDeque::new(); nch],
             messages: Vec::new(),
             free_messages: Vec::new(),
             nic_queue: vec![VecDeque::new(); net.endpoint_up.len()],
@@ -467,31 +468,35 @@ impl Simulation {
     #[inline]
     pub(crate) fn absorb_credits(&mut self, ch: u32) -> Ps {
         let now = self.now;
-        if self.tx[ch as usize].next_credit_at > now {
-            return self.tx[ch as usize].next_credit_at;
+        let c = ch as usize;
+        if self.tx[c].next_credit_at > now {
+            return self.tx[c].next_credit_at;
         }
         let n = self.n_vcs;
-        let returns = &mut self.credit_returns[ch as usize];
-        let mut next = NEVER;
-        let mut i = 0;
-        while i < returns.len() {
-            let r = returns[i];
-            if r.at <= now {
-                self.credits[ch as usize * n + r.vc as usize] += r.bytes as i64;
-                returns.swap_remove(i);
-            } else {
-                next = next.min(r.at);
-                i += 1;
+        let returns = &mut self.credit_returns[c];
+        while let Some(r) = returns.front() {
+            if r.at > now {
+                break;
             }
+            self.credits[c * n + r.vc as usize] += r.bytes as i64;
+            returns.pop_front();
         }
-        self.tx[ch as usize].next_credit_at = next;
+        let next = returns.front().map_or(NEVER, |r| r.at);
+        self.tx[c].next_credit_at = next;
         next
     }
 
     /// Sends `bytes` of VC `vc` credits back to the transmitter of `ch`, arriving at `at`.
     #[inline]
     pub(crate) fn return_credits(&mut self, ch: u32, vc: u8, bytes: u32, at: Ps) {
-        self.credit_returns[ch as usize].push(CreditReturn { at, vc, bytes });
+        // Keep the returns sorted by arrival; they come nearly in order, so
+        // the insertion point is found from the back in a step or two.
+        let returns = &mut self.credit_returns[ch as usize];
+        let mut pos = returns.len();
+        while pos > 0 && returns[pos - 1].at > at {
+            pos -= 1;
+        }
+        returns.insert(pos, CreditReturn { at, vc, bytes });
         let c = ch as usize;
         self.tx[c].next_credit_at = self.tx[c].next_credit_at.min(at);
         if self.tx[c].waiting_credit {

@@ -129,21 +129,20 @@ impl Simulation {
             if q.is_empty() {
                 continue;
             }
-            let p = self.pool.get(q.head);
-            if p.ready > now {
-                wake = wake.min(p.ready);
+            if q.head_ready > now {
+                wake = wake.min(q.head_ready);
                 continue;
             }
-            if to_switch && self.credits[ch as usize * n + vc] < p.wire as i64 {
+            if to_switch && self.credits[ch as usize * n + vc] < q.head_wire as i64 {
                 credit_blocked = true;
                 continue;
             }
-            if self.xbar_busy(p.in_ch, now, p.wire) {
-                wake = wake.min(self.tx[p.in_ch as usize].xbar_until);
+            if self.xbar_busy(q.head_in_ch, now, q.head_wire) {
+                wake = wake.min(self.tx[q.head_in_ch as usize].xbar_until);
                 continue;
             }
-            if best.map_or(true, |(r, _)| p.ready < r) {
-                best = Some((p.ready, vc));
+            if best.map_or(true, |(r, _)| q.head_ready < r) {
+                best = Some((q.head_ready, vc));
             }
         }
         match best {

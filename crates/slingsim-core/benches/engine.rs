@@ -1,0 +1,173 @@
+//! Criterion benchmarks of the engine alone (no Python), so performance
+//! claims about engine changes rest on a repeatable measurement.
+//!
+//! Run with `cargo bench -p slingsim-core` (about a minute on 2 cores), or
+//! one group with e.g. `cargo bench -p slingsim-core -- dragonfly_ugal`.
+//!
+//! Groups:
+//! - `event_queue`: the timing-wheel `EventQueue` alone, events at random
+//!   times up to 2 us ahead. `fill_drain_10k` pushes 10,000 events into an
+//!   empty queue, then pops them all (elements: pushes + pops); `hold_10k`
+//!   pops the earliest event and pushes it back a random time later, 1,000
+//!   times, on a queue that stays at 10,000 pending events, the engine's
+//!   steady state (elements: pop+push pairs).
+//! - `dragonfly_minimal`: 9 groups x 4 switches x 4 endpoints (144 nodes),
+//!   uniform random traffic at 50% load, minimal routing, 2 us warmup + 20 us.
+//! - `dragonfly_ugal`: the same network, group-adversarial traffic at 40% load
+//!   under UGAL: adds the per-packet path choice and longer paths.
+//! - `malbec_uniform`: the 484-node Malbec system, uniform random traffic at
+//!   50% load, 2 us warmup + 20 us: the larger network's working set.
+//!
+//! The network groups time `Simulation::run` only (the build is done in the
+//! untimed setup) and report packet-hops (packet transmissions over links)
+//! per second. Runs are deterministic, so every iteration does the same work.
+//!
+//! Absolute figures depend on the machine and its load; compare them as
+//! ratios between groups, or before/after a change, within one run on one
+//! machine. `slingsim bench` (docs/benchmarks.md) measures the full-size
+//! scenarios through Python.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
+use serde_json::{json, Value};
+use slingsim_core::event::{Event, EventQueue};
+use slingsim_core::rng::Rng;
+use slingsim_core::Simulation;
+
+/// Pending events in the event-queue benchmarks.
+const QUEUE_EVENTS: u32 = 10_000;
+/// Pop+push pairs per iteration of `hold_10k`.
+const HOLD_OPS: u64 = 1_000;
+/// Events are scheduled up to this far ahead (ps): 2 us, a few hops of
+/// serialization and latency, so the wheel holds about one event per bucket.
+const HORIZON_PS: u64 = 2_000_000;
+
+fn event_queue(c: &mut Criterion) {
+    let mut g = c.benchmark_group("event_queue");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+
+    // Both directions count: 10,000 pushes and 10,000 pops.
+    g.throughput(Throughput::Elements(2 * QUEUE_EVENTS as u64));
+    g.bench_function("fill_drain_10k", |b| {
+        let mut rng = Rng::new(1, 0);
+        let offsets: Vec<u64> = (0..QUEUE_EVENTS).map(|_| rng.below(HORIZON_PS)).collect();
+        // One queue throughout, so its buckets keep their allocations as in
+        // a long run; each fill starts at the time of the last event popped.
+        let mut q = EventQueue::default();
+        let mut now = 0;
+        b.iter(|| {
+            for (i, &dt) in offsets.iter().enumerate() {
+                q.push(now + dt, Event::Arrive(i as u32));
+            }
+            while let Some((t, ev)) = q.pop() {
+                now = t;
+                black_box(ev);
+            }
+        });
+    });
+
+    g.throughput(Throughput::Elements(HOLD_OPS));
+    g.bench_function("hold_10k", |b| {
+        let mut rng = Rng::new(1, 1);
+        let mut q = EventQueue::default();
+        for i in 0..QUEUE_EVENTS {
+            q.push(rng.below(HORIZON_PS), Event::Arrive(i));
+        }
+        b.iter(|| {
+            for _ in 0..HOLD_OPS {
+                let (t, ev) = q.pop().expect("the queue never drains");
+                q.push(t + rng.below(HORIZON_PS), black_box(ev));
+            }
+        });
+        assert_eq!(q.len(), QUEUE_EVENTS as usize);
+    });
+    g.finish();
+}
+
+/// The 144-node dragonfly of groups (b) and (c), without traffic.
+fn small_dragonfly() -> Value {
+    json!({
+        "topology": {"groups": 9, "switches_per_group": 4, "endpoints_per_switch": 4,
+                     "local_links_per_pair": 2, "global_ports_per_switch": 2},
+        "routing": {"algorithm": "minimal"},
+        "sim": {"warmup_ns": 2000, "duration_ns": 20000},
+    })
+}
+
+/// Runs `cfg` once untimed, checks that it ran to its time limit with bytes
+/// conserved, and returns its packet-hops (the same in every run: same seed).
+fn packet_hops(name: &str, cfg: &str) -> u64 {
+    let mut sim = Simulation::from_json(cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
+    sim.run();
+    let s = sim.summary();
+    assert_eq!(s["bytes_conserved"], true, "{name}: {s}");
+    assert_eq!(s["end_reason"], "time_limit", "{name}: {s}");
+    let hops = s["packet_hops"].as_u64().expect("packet_hops");
+    assert!(hops > 0, "{name}: no traffic moved");
+    println!("{name}: {} events, {hops} packet-hops per run", s["events"]);
+    hops
+}
+
+/// A group of one scenario: timed `run()` of a freshly built simulation.
+fn bench_network(c: &mut Criterion, name: &str, cfg: Value, measurement: Duration) {
+    let text = cfg.to_string();
+    let hops = packet_hops(name, &text);
+    let mut g = c.benchmark_group(name);
+    g.sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(measurement)
+        .throughput(Throughput::Elements(hops));
+    g.bench_function("run", |b| {
+        b.iter_batched(
+            || Simulation::from_json(&text).expect("config checked above"),
+            |mut sim| {
+                sim.run();
+                sim // dropped outside the timed section
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    g.finish();
+}
+
+fn dragonfly_minimal(c: &mut Criterion) {
+    let mut cfg = small_dragonfly();
+    cfg["traffic"] = json!([{"name": "u", "pattern": "uniform", "load": 0.5}]);
+    bench_network(c, "dragonfly_minimal", cfg, Duration::from_secs(5));
+}
+
+fn dragonfly_ugal(c: &mut Criterion) {
+    let mut cfg = small_dragonfly();
+    cfg["routing"]["algorithm"] = json!("ugal");
+    cfg["traffic"] = json!([{"name": "adv", "pattern": "group_adversarial", "load": 0.4}]);
+    bench_network(c, "dragonfly_ugal", cfg, Duration::from_secs(5));
+}
+
+fn malbec_uniform(c: &mut Criterion) {
+    // The topology of configs/slingshot-malbec.toml.
+    let cfg = json!({
+        "topology": {"kind": "dragonfly", "groups": 4, "switches_per_group": 8,
+                     "endpoints_per_switch": 16, "local_links_per_pair": 4,
+                     "global_ports_per_switch": 6, "nodes": 484},
+        "nic": {"bandwidth_bps": 100e9},
+        "links": {"bandwidth_bps": 200e9},
+        "routing": {"algorithm": "minimal"},
+        "sim": {"warmup_ns": 2000, "duration_ns": 20000},
+        "traffic": [{"name": "u", "pattern": "uniform", "load": 0.5}],
+    });
+    bench_network(c, "malbec_uniform", cfg, Duration::from_secs(10));
+}
+
+criterion_group!(
+    benches,
+    event_queue,
+    dragonfly_minimal,
+    dragonfly_ugal,
+    malbec_uniform
+);
+criterion_main!(benches);

@@ -10,6 +10,10 @@ use serde::Deserialize;
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub topology: TopologyConfig,
+    /// Keys the config gave in `[topology]` (to reject keys that do not
+    /// apply to the chosen family instead of ignoring them).
+    #[serde(skip)]
+    pub topology_keys: Vec<String>,
     pub nic: NicConfig,
     pub links: LinkConfig,
     pub switch: SwitchConfig,
@@ -44,8 +48,22 @@ pub struct TopologyConfig {
     pub radix: u32,
     /// Populated nodes; `None` = every endpoint port / rails.
     pub nodes: Option<u32>,
-    /// NIC rails per node.
+    /// NIC rails per node (per plane for multi-plane families).
     pub rails: u32,
+    /// Slim Fly / Fit Fly: prime power q of the MMS graph (2q^2 routers per plane).
+    pub q: Option<u32>,
+    /// Fit Fly: independent router planes, one rail per plane per node.
+    pub planes: u32,
+    /// Megafly: leaf routers (endpoints, up links) per group.
+    pub leaves_per_group: Option<u32>,
+    /// Megafly: spine routers (down links, global links) per group.
+    pub spines_per_group: Option<u32>,
+    /// Aries: rows (chassis) and columns (slots) of routers in a group.
+    pub rows: Option<u32>,
+    pub columns: Option<u32>,
+    /// Aries: parallel links between two routers of a row / of a column.
+    pub row_links: Option<u32>,
+    pub column_links: Option<u32>,
 }
 
 impl Default for TopologyConfig {
@@ -63,6 +81,14 @@ impl Default for TopologyConfig {
             radix: 64,
             nodes: None,
             rails: 1,
+            q: None,
+            planes: 1,
+            leaves_per_group: None,
+            spines_per_group: None,
+            rows: None,
+            columns: None,
+            row_links: None,
+            column_links: None,
         }
     }
 }
@@ -96,6 +122,9 @@ pub struct LinkConfig {
     pub global_latency_ns: f64,
     /// FEC latency added on every link traversal *(assumed 100 ns)*.
     pub fec_latency_ns: f64,
+    /// Bandwidth of global (inter-group) links if it differs from
+    /// `bandwidth_bps` (Aries: optical 4.7 GB/s against electrical 5.25 GB/s).
+    pub global_bandwidth_bps: Option<f64>,
 }
 
 impl Default for LinkConfig {
@@ -106,6 +135,7 @@ impl Default for LinkConfig {
             local_latency_ns: 10.0,
             global_latency_ns: 100.0,
             fec_latency_ns: 100.0,
+            global_bandwidth_bps: None,
         }
     }
 }
@@ -210,11 +240,15 @@ impl Config {
     /// Parses a config from JSON text, naming the path of any bad field.
     pub fn from_json(text: &str) -> Result<Config> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        let cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." { String::new() } else { path };
             ConfigError::new(path, e.inner().to_string())
         })?;
+        let raw: serde_json::Value = serde_json::from_str(text).map_err(|e| ConfigError::new("", e.to_string()))?;
+        if let Some(t) = raw.get("topology").and_then(|t| t.as_object()) {
+            cfg.topology_keys = t.keys().cloned().collect();
+        }
         cfg.check_numbers()?;
         Ok(cfg)
     }
@@ -236,6 +270,9 @@ impl Config {
             ("routing.ugal_threshold_bytes", self.routing.ugal_threshold_bytes),
         ] {
             non_negative(k, v)?;
+        }
+        if let Some(b) = self.links.global_bandwidth_bps {
+            positive("links.global_bandwidth_bps", b)?;
         }
         positive("switch.speedup", self.switch.speedup)?;
         positive("sim.duration_ns", self.sim.duration_ns)?;

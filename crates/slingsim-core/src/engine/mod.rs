@@ -207,6 +207,7 @@ impl Simulation {
         let (topo, net) = Topology::build(&cfg)?;
         let n_vcs = match &topo {
             Topology::Dragonfly(_) => alg.max_hops_dragonfly() as usize,
+            Topology::Graph(g) => alg.max_hops_graph(g.diameter) as usize,
         };
         let mtu = cfg.nic.mtu_payload;
         let max_wire = frame.wire_bytes(mtu) as i64;

@@ -39,6 +39,7 @@ impl Simulation {
             let rng = &mut self.switch_rng[s as usize];
             match &self.topo {
                 Topology::Dragonfly(df) => routing::dragonfly::next_channel(self.alg, df, &self.net, s, &mut p, rng, self.ugal_threshold, occupancy),
+                Topology::Graph(g) => routing::graph::next_channel(self.alg, g, &self.net, s, &mut p, rng, self.ugal_threshold, occupancy),
             }
         };
         debug_assert_ne!(out, NONE, "routing chose an uncabled port at switch {s}");

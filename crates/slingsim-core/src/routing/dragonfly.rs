@@ -28,11 +28,11 @@ pub fn next_channel(
 ) -> u32 {
     if pkt.hops == 0 && pkt.via_group == NONE && pkt.via_switch == NONE && pkt.global_link == NONE {
         match alg {
-            Algorithm::Minimal => {}
+            Algorithm::Minimal | Algorithm::MinimalAdaptive => {}
             Algorithm::Valiant => {
                 set_intermediate(df, s, pkt, rng);
             }
-            Algorithm::Ugal => return ugal(df, net, s, pkt, rng, ugal_threshold, occupancy),
+            Algorithm::Ugal | Algorithm::Par => return ugal(df, net, s, pkt, rng, ugal_threshold, occupancy),
         }
     }
     step(df, net, s, pkt, rng)

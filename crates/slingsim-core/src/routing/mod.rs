@@ -2,6 +2,7 @@
 //! switch and carried by the packet; later switches follow it.
 
 pub mod dragonfly;
+pub mod graph;
 
 use crate::error::{ConfigError, Result};
 
@@ -15,10 +16,17 @@ pub enum Algorithm {
     /// Per packet at the source switch: minimal unless its local queue
     /// estimate times path length exceeds the Valiant candidate's (UGAL-L).
     Ugal,
+    /// Progressive adaptive routing: the UGAL choice, reconsidered at every
+    /// hop while the packet is still in its source group (shortest-path
+    /// families: Megafly, Aries, Slim Fly groups, fat-tree pods).
+    Par,
+    /// Shortest paths, choosing the least occupied next hop (on a fat tree:
+    /// up/down routing with an adaptive choice among the up ports).
+    MinimalAdaptive,
 }
 
 /// Names accepted in `routing.algorithm`.
-pub const NAMES: &[&str] = &["minimal", "valiant", "ugal"];
+pub const NAMES: &[&str] = &["minimal", "valiant", "ugal", "par", "minimal-adaptive"];
 
 impl Algorithm {
     /// Parses `routing.algorithm`.
@@ -27,6 +35,8 @@ impl Algorithm {
             "minimal" => Ok(Algorithm::Minimal),
             "valiant" => Ok(Algorithm::Valiant),
             "ugal" => Ok(Algorithm::Ugal),
+            "par" => Ok(Algorithm::Par),
+            "minimal-adaptive" => Ok(Algorithm::MinimalAdaptive),
             other => Err(ConfigError::new(
                 "routing.algorithm",
                 format!("unknown routing algorithm {other:?}; choose one of: {}", NAMES.join(", ")),
@@ -38,8 +48,22 @@ impl Algorithm {
     /// also the number of virtual channels the hop-indexed VC scheme needs.
     pub fn max_hops_dragonfly(self) -> u32 {
         match self {
-            Algorithm::Minimal => 3,
-            Algorithm::Valiant | Algorithm::Ugal => 5,
+            Algorithm::Minimal | Algorithm::MinimalAdaptive => 3,
+            Algorithm::Valiant | Algorithm::Ugal | Algorithm::Par => 5,
         }
+    }
+
+    /// Longest path in switch-to-switch hops on a shortest-path-routed
+    /// topology of the given diameter (and VCs needed).
+    pub fn max_hops_graph(self, diameter: u32) -> u32 {
+        match self {
+            Algorithm::Minimal | Algorithm::MinimalAdaptive => diameter.max(1),
+            Algorithm::Valiant | Algorithm::Ugal | Algorithm::Par => (2 * diameter).max(1),
+        }
+    }
+
+    /// True for the algorithms that may take non-minimal paths.
+    pub fn nonminimal(self) -> bool {
+        matches!(self, Algorithm::Valiant | Algorithm::Ugal | Algorithm::Par)
     }
 }

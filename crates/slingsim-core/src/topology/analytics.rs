@@ -32,6 +32,7 @@ pub fn analyze_json(text: &str) -> Result<Value> {
 pub fn analyze(cfg: &Config, topo: &Topology, net: &Network) -> Value {
     match topo {
         Topology::Dragonfly(df) => dragonfly(cfg, df, net),
+        Topology::Graph(g) => super::graph_analytics::analyze(cfg, g, net),
     }
 }
 

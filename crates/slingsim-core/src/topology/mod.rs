@@ -1,43 +1,122 @@
-//! Topology families. Each builds a [`Network`] plus the routing tables of
-//! its family; the engine dispatches on [`Topology`] without virtual calls.
+//! Topology families. Each builds a [`Network`]; the Slingshot dragonfly
+//! keeps closed-form routing tables of its own ([`Dragonfly`]), the other
+//! families are routed on shortest-path tables ([`GraphTopology`]). The
+//! engine dispatches on [`Topology`] without virtual calls.
 
+pub mod aries;
 pub mod analytics;
 pub mod dragonfly;
+pub mod fattree;
+pub mod fitfly;
+pub mod graph;
+pub mod graph_analytics;
+pub mod megafly;
+pub mod slimfly;
 
 use crate::config::Config;
 use crate::error::{ConfigError, Result};
 use crate::network::Network;
 pub use dragonfly::Dragonfly;
+pub use graph::GraphTopology;
 
-/// A built topology of one family.
+/// A built topology.
 #[derive(Clone, Debug)]
 pub enum Topology {
+    /// Slingshot 1D dragonfly with closed-form routing.
     Dragonfly(Dragonfly),
+    /// Any other family, routed on shortest-path tables.
+    Graph(GraphTopology),
+}
+
+/// What a family builder returns besides the network.
+#[derive(Clone, Debug)]
+pub struct Built {
+    pub net: Network,
+    /// Family name (`slimfly`, `fitfly`, `megafly`, `fattree`, `aries`).
+    pub family: &'static str,
+    /// Group of each switch, numbered across planes (Slim Fly: its 2q
+    /// local groups; fat tree: its pods, with the core as one more group).
+    pub groups: Vec<u32>,
+    /// Plane of each switch (0 for single-plane families).
+    pub plane: Vec<u32>,
+    /// Number of planes.
+    pub planes: u32,
+    /// Family parameters reported by analytics (e.g. `q`, `leaves_per_group`).
+    pub info: serde_json::Value,
 }
 
 /// Topology families this build can construct.
-pub const KINDS: &[&str] = &["dragonfly"];
+pub const KINDS: &[&str] = &["dragonfly", "slimfly", "fitfly", "megafly", "fattree", "aries"];
+
+/// `[topology]` keys each family reads; any other key given is an error.
+fn family_keys(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "dragonfly" => &[
+            "kind", "groups", "switches_per_group", "endpoints_per_switch", "local_links_per_pair", "global_ports_per_switch",
+            "global_links_per_group_pair", "taper", "arrangement", "radix", "nodes", "rails",
+        ],
+        "slimfly" => &["kind", "q", "endpoints_per_switch", "radix", "nodes", "rails"],
+        "fitfly" => &["kind", "q", "planes", "endpoints_per_switch", "radix", "nodes", "rails"],
+        "megafly" => &[
+            "kind", "groups", "leaves_per_group", "spines_per_group", "endpoints_per_switch", "global_ports_per_switch",
+            "global_links_per_group_pair", "arrangement", "radix", "nodes", "rails",
+        ],
+        "fattree" => &["kind", "radix", "taper", "nodes", "rails"],
+        "aries" => &[
+            "kind", "groups", "rows", "columns", "row_links", "column_links", "endpoints_per_switch", "global_ports_per_switch",
+            "global_links_per_group_pair", "radix", "nodes", "rails",
+        ],
+        _ => &[],
+    }
+}
 
 impl Topology {
     /// Builds the topology named by `topology.kind`.
     pub fn build(cfg: &Config) -> Result<(Topology, Network)> {
-        match cfg.topology.kind.as_str() {
-            "dragonfly" => {
-                let (df, net) = Dragonfly::build(&cfg.topology, &cfg.links, &cfg.nic)?;
-                Ok((Topology::Dragonfly(df), net))
-            }
-            other => Err(ConfigError::new(
-                "topology.kind",
-                format!("unknown topology {other:?}; this release builds: {}", KINDS.join(", ")),
-            )),
+        let kind = cfg.topology.kind.as_str();
+        if !KINDS.contains(&kind) {
+            return Err(ConfigError::new("topology.kind", format!("unknown topology {kind:?}; choose one of: {}", KINDS.join(", "))));
         }
+        let allowed = family_keys(kind);
+        for k in &cfg.topology_keys {
+            if !allowed.contains(&k.as_str()) {
+                return Err(ConfigError::new(
+                    format!("topology.{k}"),
+                    format!("does not apply to a {kind} topology; its keys are: {}", allowed.join(", ")),
+                ));
+            }
+        }
+        let (t, l, n) = (&cfg.topology, &cfg.links, &cfg.nic);
+        let built = match kind {
+            "dragonfly" => {
+                let (df, net) = Dragonfly::build(t, l, n)?;
+                return Ok((Topology::Dragonfly(df), net));
+            }
+            "slimfly" => slimfly::build(t, l, n)?,
+            "fitfly" => fitfly::build(t, l, n)?,
+            "megafly" => megafly::build(t, l, n)?,
+            "fattree" => fattree::build(t, l, n)?,
+            "aries" => aries::build(t, l, n)?,
+            _ => unreachable!("checked above"),
+        };
+        let net = built.net.clone();
+        Ok((Topology::Graph(GraphTopology::new(built)), net))
     }
 
-    /// Group of a switch (the whole network is one group for flat families).
+    /// Group of a switch.
     #[inline]
     pub fn group(&self, s: u32) -> u32 {
         match self {
             Topology::Dragonfly(d) => d.group(s),
+            Topology::Graph(g) => g.groups[s as usize],
+        }
+    }
+
+    /// Family name.
+    pub fn family(&self) -> &'static str {
+        match self {
+            Topology::Dragonfly(_) => "dragonfly",
+            Topology::Graph(g) => g.family,
         }
     }
 }

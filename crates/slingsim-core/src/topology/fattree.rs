@@ -1,0 +1,10 @@
+//! The fattree topology family (issue 3): being written in this session.
+
+use super::Built;
+use crate::config::{LinkConfig, NicConfig, TopologyConfig};
+use crate::error::{ConfigError, Result};
+
+/// Builds a fattree network.
+pub fn build(_t: &TopologyConfig, _l: &LinkConfig, _n: &NicConfig) -> Result<Built> {
+    Err(ConfigError::new("topology.kind", "the fattree topology is not implemented yet in this build; use \"dragonfly\""))
+}

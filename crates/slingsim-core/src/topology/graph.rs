@@ -1,0 +1,122 @@
+//! Shortest-path tables for the families without closed-form routing
+//! (Slim Fly, Fit Fly, Megafly, fat tree, Aries): the switch adjacency and
+//! all-pairs switch distances, computed once by breadth-first search.
+
+use super::Built;
+use crate::network::{End, LinkKind, Network, NONE};
+
+/// A switch-to-switch channel leaving a switch.
+#[derive(Clone, Copy, Debug)]
+pub struct Neighbor {
+    /// Output channel.
+    pub channel: u32,
+    /// Switch it leads to.
+    pub switch: u32,
+    pub kind: LinkKind,
+}
+
+/// A built topology routed on shortest-path tables.
+#[derive(Clone, Debug)]
+pub struct GraphTopology {
+    pub family: &'static str,
+    pub groups: Vec<u32>,
+    pub plane: Vec<u32>,
+    pub planes: u32,
+    pub info: serde_json::Value,
+    switches: usize,
+    /// `adj[adj_start[s]..adj_start[s+1]]`: switch-facing channels of switch s.
+    adj_start: Vec<u32>,
+    adj: Vec<Neighbor>,
+    /// Hops between switches, `u8::MAX` if unreachable (different planes).
+    dist: Vec<u8>,
+    /// Largest finite distance.
+    pub diameter: u32,
+}
+
+impl GraphTopology {
+    /// Computes the tables of a built network.
+    pub fn new(b: Built) -> GraphTopology {
+        let net = &b.net;
+        let s_count = net.switches();
+        let mut lists: Vec<Vec<Neighbor>> = vec![Vec::new(); s_count];
+        for (c, ch) in net.channels.iter().enumerate() {
+            if let (End::Switch { switch: a, .. }, End::Switch { switch: t, .. }) = (ch.src, ch.dst) {
+                lists[a as usize].push(Neighbor { channel: c as u32, switch: t, kind: ch.kind });
+            }
+        }
+        let mut adj_start = Vec::with_capacity(s_count + 1);
+        let mut adj = Vec::new();
+        for l in &lists {
+            adj_start.push(adj.len() as u32);
+            adj.extend_from_slice(l);
+        }
+        adj_start.push(adj.len() as u32);
+        let mut g = GraphTopology {
+            family: b.family,
+            groups: b.groups,
+            plane: b.plane,
+            planes: b.planes,
+            info: b.info,
+            switches: s_count,
+            adj_start,
+            adj,
+            dist: vec![u8::MAX; s_count * s_count],
+            diameter: 0,
+        };
+        g.compute_distances();
+        g
+    }
+
+    fn compute_distances(&mut self) {
+        let n = self.switches;
+        let mut queue = Vec::with_capacity(n);
+        for src in 0..n {
+            let row = src * n;
+            self.dist[row + src] = 0;
+            queue.clear();
+            queue.push(src as u32);
+            let mut head = 0;
+            while head < queue.len() {
+                let s = queue[head] as usize;
+                head += 1;
+                let d = self.dist[row + s];
+                let (lo, hi) = (self.adj_start[s] as usize, self.adj_start[s + 1] as usize);
+                for nb in &self.adj[lo..hi] {
+                    let t = nb.switch as usize;
+                    if self.dist[row + t] == u8::MAX {
+                        self.dist[row + t] = d + 1;
+                        queue.push(t as u32);
+                    }
+                }
+            }
+            let far = queue.iter().map(|&t| self.dist[row + t as usize] as u32).max().unwrap_or(0);
+            self.diameter = self.diameter.max(far);
+        }
+    }
+
+    /// Number of switches.
+    pub fn switches(&self) -> usize {
+        self.switches
+    }
+
+    /// Switch-facing channels of switch `s`.
+    #[inline]
+    pub fn neighbors(&self, s: u32) -> &[Neighbor] {
+        &self.adj[self.adj_start[s as usize] as usize..self.adj_start[s as usize + 1] as usize]
+    }
+
+    /// Hops from switch `s` to switch `d` (`u8::MAX` if unreachable).
+    #[inline]
+    pub fn distance(&self, s: u32, d: u32) -> u8 {
+        self.dist[s as usize * self.switches + d as usize]
+    }
+}
+
+/// Channel from switch `s` down to endpoint `e`, if attached there.
+pub fn ejection(net: &Network, s: u32, e: u32) -> u32 {
+    if net.endpoint_switch[e as usize] == s {
+        net.endpoint_down[e as usize]
+    } else {
+        NONE
+    }
+}

@@ -34,7 +34,7 @@ fn zero_load_latency_matches_hop_count() {
         let sim = Simulation::from_json(&cfg.to_string()).unwrap();
         let net = sim.network();
         let (sa, sb) = (net.endpoint_switch[a as usize], net.endpoint_switch[b as usize]);
-        let Topology::Dragonfly(df) = sim.topology();
+        let Topology::Dragonfly(df) = sim.topology() else { panic!("a dragonfly config builds a dragonfly") };
         let hops = min_hops(df, sa, sb) as f64;
         let globals = (df.group(sa) != df.group(sb)) as u32 as f64;
         let locals = hops - globals;

@@ -20,6 +20,13 @@ def topology_analytics(config_json: str) -> str:
     adversarial_minimal_saturation, build_s.
     """
 
+def check_deadlock(config_json: str) -> str:
+    """Check every routing algorithm on the config's topology for deadlock.
+
+    JSON text: {routing name: {deadlock_free, vcs, vertices, edges, cycle}},
+    where cycle lists the (channel, vc) dependency cycle found, if any.
+    """
+
 class Simulation:
     """One simulation, built from a resolved config (JSON text).
 

@@ -42,6 +42,15 @@ fn topology_analytics(py: Python<'_>, config_json: &str) -> PyResult<String> {
     Ok(v.to_string())
 }
 
+/// Proves every routing algorithm deadlock free on the topology of a config
+/// (or returns a dependency cycle), as JSON text.
+#[pyfunction]
+fn check_deadlock(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let text = config_json.to_owned();
+    let v = py.detach(move || slingsim_core::routing::deadlock::check_config_json(&text)).map_err(value_error)?;
+    Ok(v.to_string())
+}
+
 /// One simulation, built from a resolved config (JSON text).
 #[pyclass(module = "slingsim._core")]
 struct Simulation {
@@ -114,6 +123,7 @@ impl Simulation {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(topology_analytics, m)?)?;
+    m.add_function(wrap_pyfunction!(check_deadlock, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

@@ -27,6 +27,9 @@ def check_deadlock(config_json: str) -> str:
     where cycle lists the (channel, vc) dependency cycle found, if any.
     """
 
+def topology_graphml(config_json: str) -> str:
+    """The config's topology as a GraphML document (switches, endpoints, links)."""
+
 class Simulation:
     """One simulation, built from a resolved config (JSON text).
 

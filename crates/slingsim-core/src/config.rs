@@ -19,7 +19,24 @@ pub struct Config {
     pub switch: SwitchConfig,
     pub routing: RoutingConfig,
     pub sim: SimConfig,
+    pub cost: CostConfig,
     pub traffic: Vec<TrafficConfig>,
+}
+
+/// Unit prices for the cost analytics (defaults: paper 003 Table 4, EDR).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CostConfig {
+    /// Price of one link (cable), terminal links included.
+    pub link_usd: f64,
+    /// Price of one router (switch).
+    pub router_usd: f64,
+}
+
+impl Default for CostConfig {
+    fn default() -> Self {
+        CostConfig { link_usd: 134.0, router_usd: 25_633.0 }
+    }
 }
 
 /// Topology family and its parameters (MODEL.md Sec. 3).
@@ -275,6 +292,8 @@ impl Config {
             positive("links.global_bandwidth_bps", b)?;
         }
         positive("switch.speedup", self.switch.speedup)?;
+        non_negative("cost.link_usd", self.cost.link_usd)?;
+        non_negative("cost.router_usd", self.cost.router_usd)?;
         positive("sim.duration_ns", self.sim.duration_ns)?;
         positive("sim.max_time_ns", self.sim.max_time_ns)?;
         positive("sim.watchdog_ns", self.sim.watchdog_ns)?;

@@ -51,6 +51,13 @@ fn check_deadlock(py: Python<'_>, config_json: &str) -> PyResult<String> {
     Ok(v.to_string())
 }
 
+/// The topology of a config as a GraphML document.
+#[pyfunction]
+fn topology_graphml(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let text = config_json.to_owned();
+    py.detach(move || slingsim_core::topology::graphml::graphml_json(&text)).map_err(value_error)
+}
+
 /// One simulation, built from a resolved config (JSON text).
 #[pyclass(module = "slingsim._core")]
 struct Simulation {
@@ -124,6 +131,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(topology_analytics, m)?)?;
     m.add_function(wrap_pyfunction!(check_deadlock, m)?)?;
+    m.add_function(wrap_pyfunction!(topology_graphml, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

@@ -79,6 +79,8 @@ fn dragonfly(cfg: &Config, df: &Dragonfly, net: &Network) -> Value {
         "global_bw_Bps": global_bw,
         "bisection_bw_Bps": bisection,
         "alltoall_peak_Bps": alltoall,
+        "planes": 1,
+        "cost_usd": super::graph_analytics::cost(cfg, net),
         "uniform_minimal_saturation": uni,
         "adversarial_minimal_saturation": adv,
     })

@@ -38,6 +38,9 @@ pub fn analyze(cfg: &Config, g: &GraphTopology, net: &Network) -> Value {
         "avg_min_hops": avg_min_hops(g, net),
         "injection_bw_Bps": injection,
         "global_bw_Bps": global_bw,
+        "bisection_bw_Bps": super::bisection::min_balanced_cut(net, &g.groups).map(|c| c.min(injection)),
+        "bisection_method": "smallest balanced cut found by Kernighan-Lin swaps (an upper bound on the minimum)",
+        "cost_usd": cost(cfg, net),
     });
     if let Value::Object(info) = &g.info {
         for (k, x) in info {
@@ -45,6 +48,13 @@ pub fn analyze(cfg: &Config, g: &GraphTopology, net: &Network) -> Value {
         }
     }
     v
+}
+
+/// Network cost: every link (terminal links included) and router at the
+/// unit prices of `[cost]` (paper 003 Table 4).
+pub fn cost(cfg: &Config, net: &Network) -> f64 {
+    let links = net.links_of_kind(LinkKind::Terminal) + net.links_of_kind(LinkKind::Local) + net.links_of_kind(LinkKind::Global);
+    links as f64 * cfg.cost.link_usd + net.switches() as f64 * cfg.cost.router_usd
 }
 
 /// Average over ordered pairs of distinct nodes of the fewest switch-to-

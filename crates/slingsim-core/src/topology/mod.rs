@@ -5,11 +5,13 @@
 
 pub mod aries;
 pub mod analytics;
+pub mod bisection;
 pub mod dragonfly;
 pub mod fattree;
 pub mod fitfly;
 pub mod graph;
 pub mod graph_analytics;
+pub mod graphml;
 pub mod megafly;
 pub mod slimfly;
 

@@ -118,13 +118,16 @@ pub struct NicConfig {
     pub bandwidth_bps: f64,
     /// Maximum payload per packet, bytes.
     pub mtu_payload: u32,
-    /// Frame format: `roce` or `slingshot`.
+    /// Frame format: `roce`, `slingshot` or `aries`.
     pub frame: String,
+    /// Which rail a message leaves on: `round-robin`, `path` (fewest hops),
+    /// `congestion` (least backlog at the NIC) or `random` (paper 003 Sec. 4.3).
+    pub rail_selection: String,
 }
 
 impl Default for NicConfig {
     fn default() -> Self {
-        NicConfig { bandwidth_bps: 100e9, mtu_payload: 4096, frame: "roce".into() }
+        NicConfig { bandwidth_bps: 100e9, mtu_payload: 4096, frame: "roce".into(), rail_selection: "round-robin".into() }
     }
 }
 

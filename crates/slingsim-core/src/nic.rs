@@ -12,6 +12,38 @@ pub enum Frame {
     /// Slingshot HPC Ethernet: reduced header (40 B *(assumed)*), 32 B minimum
     /// frame, no inter-packet gap (paper 000 Sec. II-F).
     Slingshot,
+    /// Cray Aries: packets of at most 64 B payload (paper 004) plus one
+    /// 16 B header flit *(assumed)*.
+    Aries,
+}
+
+/// How a NIC picks the rail of a message (paper 003 Sec. 4.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RailSelection {
+    /// Rails in turn.
+    RoundRobin,
+    /// The rail whose path to the destination has the fewest hops.
+    Path,
+    /// The rail with the fewest bytes waiting at its NIC.
+    Congestion,
+    /// A random rail.
+    Random,
+}
+
+impl RailSelection {
+    /// Parses `nic.rail_selection`.
+    pub fn parse(name: &str) -> Result<RailSelection> {
+        match name {
+            "round-robin" => Ok(RailSelection::RoundRobin),
+            "path" => Ok(RailSelection::Path),
+            "congestion" => Ok(RailSelection::Congestion),
+            "random" => Ok(RailSelection::Random),
+            other => Err(ConfigError::new(
+                "nic.rail_selection",
+                format!("unknown rail selection {other:?}; use round-robin, path, congestion or random"),
+            )),
+        }
+    }
 }
 
 impl Frame {
@@ -20,7 +52,8 @@ impl Frame {
         match name {
             "roce" => Ok(Frame::Roce),
             "slingshot" => Ok(Frame::Slingshot),
-            other => Err(ConfigError::new("nic.frame", format!("unknown frame format {other:?}; use \"roce\" or \"slingshot\""))),
+            "aries" => Ok(Frame::Aries),
+            other => Err(ConfigError::new("nic.frame", format!("unknown frame format {other:?}; use \"roce\", \"slingshot\" or \"aries\""))),
         }
     }
 
@@ -30,6 +63,7 @@ impl Frame {
         match self {
             Frame::Roce => (payload + 62).max(64) + 20,
             Frame::Slingshot => (payload + 40).max(32),
+            Frame::Aries => payload + 16,
         }
     }
 }

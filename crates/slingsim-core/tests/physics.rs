@@ -111,3 +111,33 @@ fn incast_drains_at_the_ejection_line_rate() {
     assert!(fct >= bound && fct < bound * 1.1, "fct {fct} vs line-rate bound {bound}");
     assert_eq!(s["bytes_conserved"], true);
 }
+
+/// PATH rail selection (paper 003 Sec. 4.3) takes the rail with the shorter
+/// path, so packets cross fewer switch hops than with rails in turn; the
+/// CONGESTION choice balances bytes across both rails.
+#[test]
+fn path_rail_selection_shortens_paths() {
+    let mut cfg = small_dragonfly();
+    cfg["topology"]["rails"] = json!(2);
+    cfg["traffic"] = json!([{"name": "u", "pattern": "uniform", "load": 0.2}]);
+    let hops = |sel: &str, cfg: &mut Value| {
+        cfg["nic"] = json!({"rail_selection": sel});
+        let s = run(cfg);
+        assert_eq!(s["bytes_conserved"], true);
+        s["hops_mean"].as_f64().unwrap()
+    };
+    let rr = hops("round-robin", &mut cfg);
+    let path = hops("path", &mut cfg);
+    let congestion = hops("congestion", &mut cfg);
+    assert!(path < rr - 0.1, "path {path} vs round-robin {rr}");
+    assert!(congestion > path, "congestion {congestion} ignores path length");
+}
+
+#[test]
+fn unknown_rail_selection_names_the_field() {
+    let mut cfg = small_dragonfly();
+    cfg["nic"] = json!({"rail_selection": "fastest"});
+    cfg["traffic"] = json!([{"pattern": "uniform"}]);
+    let e = Simulation::from_json(&cfg.to_string()).err().expect("rejected");
+    assert_eq!(e.field, "nic.rail_selection");
+}

@@ -92,9 +92,7 @@ impl Simulation {
 
     /// Queues a message from node `a` to node `b` on the next rail of `a`.
     pub(crate) fn enqueue_message(&mut self, a: u32, b: u32, bytes: u64, source: u16, flow: u32) {
-        let rails = self.net.rails;
-        let rail = self.next_rail[a as usize] % rails;
-        self.next_rail[a as usize] = self.next_rail[a as usize].wrapping_add(1);
+        let rail = self.choose_rail(a, b);
         let src = self.net.endpoint_of(a, rail);
         let dst = self.net.endpoint_of(b, rail);
         let m = Message { src, dst, source, measured: self.now >= self.warmup, to_send: bytes, to_deliver: bytes, created: self.now, flow };
@@ -109,6 +107,7 @@ impl Simulation {
             }
         };
         self.nic_queue[src as usize].push_back(id);
+        self.nic_backlog[src as usize] += bytes;
         let ch = self.net.endpoint_up[src as usize];
         let t = self.tx[ch as usize];
         if t.busy_until <= self.now && t.scheduled_at == NEVER && self.nic_queue[src as usize].len() == 1 {
@@ -116,6 +115,45 @@ impl Simulation {
         } else {
             let at = self.now.max(t.busy_until);
             self.schedule_try(ch, at);
+        }
+    }
+
+    /// The rail a message from node `a` to node `b` leaves on (and arrives
+    /// on: the same rail index at the destination).
+    fn choose_rail(&mut self, a: u32, b: u32) -> u32 {
+        let rails = self.net.rails;
+        let turn = self.next_rail[a as usize];
+        self.next_rail[a as usize] = turn.wrapping_add(1);
+        if rails == 1 {
+            return 0;
+        }
+        use crate::nic::RailSelection::*;
+        let cost = |sim: &Simulation, r: u32| -> u64 {
+            let (ea, eb) = (sim.net.endpoint_of(a, r), sim.net.endpoint_of(b, r));
+            match sim.rail_selection {
+                Path => {
+                    let (sa, sb) = (sim.net.endpoint_switch[ea as usize], sim.net.endpoint_switch[eb as usize]);
+                    sim.topo.distance(sa, sb) as u64
+                }
+                Congestion => sim.nic_backlog[ea as usize],
+                RoundRobin | Random => 0,
+            }
+        };
+        match self.rail_selection {
+            RoundRobin => turn % rails,
+            Random => self.rail_rng.below(rails as u64) as u32,
+            Path | Congestion => {
+                // Least cost; ties go to the rails in turn.
+                let mut best = (u64::MAX, 0);
+                for i in 0..rails {
+                    let r = (turn + i) % rails;
+                    let c = cost(self, r);
+                    if c < best.0 {
+                        best = (c, r);
+                    }
+                }
+                best.1
+            }
         }
     }
 
@@ -157,6 +195,7 @@ impl Simulation {
         self.account_busy(ch, now, ser, wire);
         self.packets_injected += 1;
         self.bytes_injected += payload as u64;
+        self.nic_backlog[e as usize] -= payload as u64;
         let left = msg.to_send - payload as u64;
         self.messages[m as usize].to_send = left;
         if left == 0 {

@@ -114,6 +114,17 @@ impl Topology {
         }
     }
 
+    /// Switch-to-switch hops of a shortest path (`u32::MAX` if none).
+    pub fn distance(&self, s: u32, d: u32) -> u32 {
+        match self {
+            Topology::Dragonfly(df) => crate::routing::dragonfly::min_hops(df, s, d),
+            Topology::Graph(g) => match g.distance(s, d) {
+                u8::MAX => u32::MAX,
+                x => x as u32,
+            },
+        }
+    }
+
     /// Family name.
     pub fn family(&self) -> &'static str {
         match self {

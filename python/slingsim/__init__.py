@@ -9,12 +9,13 @@ Quick start::
 
 See ``docs/getting-started.md``; configs are documented in ``docs/config.md``.
 """
-from .api import Simulation, engine_version, run, topology
+from .api import Simulation, engine_version, run, topology, topology_graphml
 from .config import ConfigError, apply_overrides, available_presets, load_config, to_json, without
 from .result import Result
 from .sweep import run_many, sweep_load
 
 __all__ = [
+    "topology_graphml",
     "ConfigError",
     "Result",
     "Simulation",

@@ -130,10 +130,31 @@ def run(
     return Simulation(config_or_preset, overrides, without, seed).run(progress=progress)
 
 
-def topology(config_or_preset: ConfigLike, overrides: Iterable[str] = ()) -> Dict[str, Any]:
-    """Analytics of a config's topology: endpoints, switches, links by kind, diameter, bandwidths, saturation bounds."""
+def topology(config_or_preset: ConfigLike, overrides: Iterable[str] = (), check_deadlock: bool = False) -> Dict[str, Any]:
+    """Analytics of a config's topology: endpoints, switches, links by kind,
+    diameter, bandwidths, cost, saturation bounds.
+
+    With ``check_deadlock`` the result also has ``deadlock_free`` (routing
+    name -> bool) and ``deadlock`` (routing name -> the full report of the
+    channel-dependency-graph check, with a cycle if one exists).
+    """
     cfg = resolve(config_or_preset, overrides)
-    return json.loads(_core.topology_analytics(to_json(cfg)))
+    text = to_json(cfg)
+    analytics = json.loads(_core.topology_analytics(text))
+    if check_deadlock:
+        reports = json.loads(_core.check_deadlock(text))
+        analytics["deadlock_free"] = {name: r["deadlock_free"] for name, r in reports.items()}
+        analytics["deadlock"] = reports
+    return analytics
+
+
+def topology_graphml(config_or_preset: ConfigLike, path: Union[str, Path], overrides: Iterable[str] = ()) -> Path:
+    """Write the config's topology as GraphML (switches, endpoints, links) to ``path``."""
+    cfg = resolve(config_or_preset, overrides)
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(_core.topology_graphml(to_json(cfg)))
+    return out
 
 
 def engine_version() -> str:

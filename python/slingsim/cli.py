@@ -109,6 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
     topo.add_argument("config", metavar="CONFIG_OR_PRESET", help=CONFIG_HELP)
     _add_set(topo)
     topo.add_argument("--json", action="store_true", help="print the analytics as one JSON object")
+    topo.add_argument("--check-deadlock", action="store_true",
+                      help="build the channel dependency graph of every routing algorithm with the engine's "
+                           "virtual-channel scheme and prove it acyclic (or print the cycle)")
+    topo.add_argument("--graphml", metavar="FILE", help="also write the topology as GraphML to FILE")
 
     sweep = sub.add_parser("sweep-load", help="latency and accepted load against offered load",
                            description="Run a config at several offered loads (in parallel over Dask) "
@@ -166,10 +170,23 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_topo(args: argparse.Namespace) -> int:
     """``slingsim topo``: analytics of a config's topology."""
     from .api import topology
-    from .report import topology_text
+    from .report import deadlock_check_text, topology_text
 
-    analytics = topology(args.config, args.overrides)
-    print(json.dumps(analytics) if args.json else topology_text(analytics, f"topology of {args.config}"))
+    analytics = topology(args.config, args.overrides, check_deadlock=args.check_deadlock)
+    if args.graphml:
+        from .api import topology_graphml
+
+        topology_graphml(args.config, args.graphml, args.overrides)
+    if args.json:
+        print(json.dumps(analytics))
+    else:
+        print(topology_text(analytics, f"topology of {args.config}"))
+        if args.check_deadlock:
+            print(deadlock_check_text(analytics["deadlock"]))
+        if args.graphml:
+            print(f"wrote {args.graphml}")
+    if args.check_deadlock and not all(analytics["deadlock_free"].values()):
+        return 3
     return 0
 
 

@@ -107,9 +107,25 @@ def topology_text(analytics: Dict[str, Any], title: str) -> str:
         ["all-to-all peak", _bandwidth(analytics.get("alltoall_peak_Bps"))],
         ["uniform minimal saturation", number(analytics.get("uniform_minimal_saturation"))],
         ["adversarial minimal saturation", number(analytics.get("adversarial_minimal_saturation"))],
+        ["radix used", number(analytics.get("radix_used"))],
+        ["planes / rails", f"{number(analytics.get('planes', 1))} / {number(analytics.get('rails', 1))}"],
+        ["cost (USD)", number(analytics.get("cost_usd"))],
         ["build time", f"{analytics.get('build_s', 0):.3f} s"],
     ]
+    rows = [r for r in rows if r[1] not in ("-", "None")]
     return f"{title}\n" + text_table(["figure", "value"], rows)
+
+
+def deadlock_check_text(reports: Dict[str, Any]) -> str:
+    """Per routing algorithm: deadlock free or not, VCs, graph size, and any cycle."""
+    rows = [[name, "yes" if r["deadlock_free"] else "NO", number(r["vcs"]), number(r["vertices"]), number(r["edges"])]
+            for name, r in reports.items()]
+    out = "deadlock check (channel dependency graph)\n" + text_table(["routing", "deadlock free", "VCs", "vertices", "edges"], rows)
+    for name, r in reports.items():
+        if r["cycle"]:
+            hops = " -> ".join(f"{c['from']}>{c['to']} (vc {c['vc']})" for c in r["cycle"])
+            out += f"\ncycle for {name}: {hops}"
+    return out
 
 
 LOAD_CURVE_HEADERS = {

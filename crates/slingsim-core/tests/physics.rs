@@ -141,3 +141,23 @@ fn unknown_rail_selection_names_the_field() {
     let e = Simulation::from_json(&cfg.to_string()).err().expect("rejected");
     assert_eq!(e.field, "nic.rail_selection");
 }
+
+/// PAR (progressive adaptive) diverts adversarial traffic like UGAL and
+/// beats minimal routing's group-pair bound; its longest path (one local
+/// hop, then a full Valiant path) fits its VCs, so nothing deadlocks.
+#[test]
+fn par_beats_minimal_on_adversarial_traffic() {
+    let mut cfg = small_dragonfly();
+    cfg["traffic"] = json!([{"name": "adv", "pattern": "group_adversarial", "load": 0.5}]);
+    let accepted = |alg: &str, cfg: &mut Value| {
+        cfg["routing"] = json!({"algorithm": alg});
+        let s = run(cfg);
+        assert_eq!(s["bytes_conserved"], true);
+        assert_eq!(s["end_reason"], "time_limit");
+        (s["accepted_load"].as_f64().unwrap(), s["nonminimal_fraction"].as_f64().unwrap())
+    };
+    let (min, _) = accepted("minimal", &mut cfg);
+    let (par, nm) = accepted("par", &mut cfg);
+    assert!(par > 1.5 * min, "par {par} vs minimal {min}");
+    assert!(nm > 0.3, "par sends adversarial traffic non-minimally ({nm})");
+}

@@ -26,7 +26,8 @@ pub fn next_channel(
     ugal_threshold: f64,
     occupancy: impl Fn(u32) -> u64,
 ) -> u32 {
-    if pkt.hops == 0 && pkt.via_group == NONE && pkt.via_switch == NONE && pkt.global_link == NONE {
+    let minimal_so_far = pkt.flags & FLAG_NONMINIMAL == 0;
+    if pkt.hops == 0 && minimal_so_far && pkt.global_link == NONE {
         match alg {
             Algorithm::Minimal | Algorithm::MinimalAdaptive => {}
             Algorithm::Valiant => {
@@ -34,6 +35,14 @@ pub fn next_channel(
             }
             Algorithm::Ugal | Algorithm::Par => return ugal(df, net, s, pkt, rng, ugal_threshold, occupancy),
         }
+    } else if alg == Algorithm::Par
+        && minimal_so_far
+        && pkt.hops <= Algorithm::PAR_LAST_DECISION_HOP
+        && df.group(s) == df.group(net.endpoint_switch[pkt.src as usize])
+    {
+        // PAR: the packet went one local hop minimally; look again here.
+        pkt.global_link = NONE;
+        return ugal(df, net, s, pkt, rng, ugal_threshold, occupancy);
     }
     step(df, net, s, pkt, rng)
 }

@@ -34,8 +34,13 @@ pub fn next_channel(
             set_intermediate(g, s, pkt, rng);
         }
         Algorithm::Ugal if pkt.hops == 0 && undecided => return choose_ugal(g, net, s, pkt, rng, ugal_threshold, &occupancy),
-        // Progressive adaptive: reconsider at every hop inside the source group.
-        Algorithm::Par if undecided && g.groups[s as usize] == g.groups[net.endpoint_switch[pkt.src as usize] as usize] => {
+        // Progressive adaptive: decide at the source switch, reconsider at
+        // the next one while still minimal and inside the source group.
+        Algorithm::Par
+            if undecided
+                && pkt.hops <= Algorithm::PAR_LAST_DECISION_HOP
+                && g.groups[s as usize] == g.groups[net.endpoint_switch[pkt.src as usize] as usize] =>
+        {
             return choose_ugal(g, net, s, pkt, rng, ugal_threshold, &occupancy);
         }
         _ => {}

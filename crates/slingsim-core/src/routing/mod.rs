@@ -17,9 +17,10 @@ pub enum Algorithm {
     /// Per packet at the source switch: minimal unless its local queue
     /// estimate times path length exceeds the Valiant candidate's (UGAL-L).
     Ugal,
-    /// Progressive adaptive routing: the UGAL choice, reconsidered at every
-    /// hop while the packet is still in its source group (shortest-path
-    /// families: Megafly, Aries, Slim Fly groups, fat-tree pods).
+    /// Progressive adaptive routing (PAR): the UGAL choice at the source
+    /// switch, reconsidered at the next switch if the packet is still
+    /// minimal and still in its source group, so congestion seen one hop
+    /// later can still divert it. One more hop than Valiant, one more VC.
     Par,
     /// Shortest paths, choosing the least occupied next hop (on a fat tree:
     /// up/down routing with an adaptive choice among the up ports).
@@ -50,7 +51,8 @@ impl Algorithm {
     pub fn max_hops_dragonfly(self) -> u32 {
         match self {
             Algorithm::Minimal | Algorithm::MinimalAdaptive => 3,
-            Algorithm::Valiant | Algorithm::Ugal | Algorithm::Par => 5,
+            Algorithm::Valiant | Algorithm::Ugal => 5,
+            Algorithm::Par => 6,
         }
     }
 
@@ -59,9 +61,13 @@ impl Algorithm {
     pub fn max_hops_graph(self, diameter: u32) -> u32 {
         match self {
             Algorithm::Minimal | Algorithm::MinimalAdaptive => diameter.max(1),
-            Algorithm::Valiant | Algorithm::Ugal | Algorithm::Par => (2 * diameter).max(1),
+            Algorithm::Valiant | Algorithm::Ugal => (2 * diameter).max(1),
+            Algorithm::Par => 2 * diameter + 1,
         }
     }
+
+    /// Hops after which PAR no longer reconsiders (source switch and the next).
+    pub const PAR_LAST_DECISION_HOP: u8 = 1;
 
     /// True for the algorithms that may take non-minimal paths.
     pub fn nonminimal(self) -> bool {

@@ -118,11 +118,15 @@ def topology_text(analytics: Dict[str, Any], title: str) -> str:
 
 def deadlock_check_text(reports: Dict[str, Any]) -> str:
     """Per routing algorithm: deadlock free or not, VCs, graph size, and any cycle."""
-    rows = [[name, "yes" if r["deadlock_free"] else "NO", number(r["vcs"]), number(r["vertices"]), number(r["edges"])]
+    verdict = {True: "yes", False: "NO", None: "skipped"}
+    rows = [[name, verdict[r["deadlock_free"]], number(r.get("vcs")), number(r.get("vertices")), number(r.get("edges"))]
             for name, r in reports.items()]
     out = "deadlock check (channel dependency graph)\n" + text_table(["routing", "deadlock free", "VCs", "vertices", "edges"], rows)
+    skipped = {r["skipped"] for r in reports.values() if r.get("skipped")}
+    for why in skipped:
+        out += f"\n{why}"
     for name, r in reports.items():
-        if r["cycle"]:
+        if r.get("cycle"):
             hops = " -> ".join(f"{c['from']}>{c['to']} (vc {c['vc']})" for c in r["cycle"])
             out += f"\ncycle for {name}: {hops}"
     return out

@@ -9,6 +9,7 @@ pub mod bisection;
 pub mod dragonfly;
 pub mod fattree;
 pub mod fitfly;
+pub mod galois;
 pub mod graph;
 pub mod graph_analytics;
 pub mod graphml;

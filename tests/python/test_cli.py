@@ -99,7 +99,7 @@ def test_installed_command_reports_errors_without_traceback():
 def test_help_describes_every_option():
     parser = build_parser()
     subparsers = next(a for a in parser._actions if a.dest == "command").choices
-    assert set(subparsers) == {"run", "topo", "sweep-load", "demo", "bench"}
+    assert set(subparsers) == {"run", "topo", "sweep-load", "demo", "bench", "experiment"}
     for name, sub in subparsers.items():
         for action in sub._actions:
             assert action.help, f"{name} {action.option_strings or action.dest} has no help"

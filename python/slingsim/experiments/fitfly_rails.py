@@ -1,0 +1,109 @@
+"""Paper 003 Fig. 3: offered against accepted load of Slim Fly and Fit Fly with 2, 4 and 8 rails.
+
+Fit Fly (paper 003 Sec. 4.2.2) stacks P independent Slim Fly planes and
+gives every node one rail per plane. Its Fig. 3 offers uniform random
+traffic to Slim Fly and to dual-, quad- and octo-rail Fit Fly (planes equal
+rails) and shows that the accepted load grows in proportion to the number of
+rails. Loads here are, as in the paper, percentages of one link's bandwidth
+(12.5 GiB/s) per node: a node with R rails can inject up to R x 100%.
+
+The full study uses the paper's q = 13 Slim Fly (338 routers and 3,042
+nodes per plane); ``quick`` uses q = 5 (50 routers, 200 nodes per plane).
+"""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple, Union
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pyarrow as pa  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+from ..config import Config, load_config  # noqa: E402
+from ..sweep import run_summaries  # noqa: E402
+
+RAILS = (1, 2, 4, 8)
+"""1 = Slim Fly; 2, 4, 8 = Fit Fly with as many planes as rails."""
+OFFERED_PERCENT = (25, 50, 100, 200, 300, 400, 600, 800)
+"""Offered load per node, % of one link's bandwidth; beyond R x 100% a network with R rails is over-driven."""
+QUICK_OFFERED_PERCENT = (50, 100, 200, 400, 800)
+
+
+def network(rails: int, quick: bool) -> Config:
+    """The Slim Fly (rails = 1) or Fit Fly (rails = planes) config of the study."""
+    cfg = load_config("slimfly-3k" if rails == 1 else "fitfly-3k")
+    topo = cfg["topology"]
+    if rails > 1:
+        topo["planes"] = rails
+        topo["rails"] = rails
+    if quick:
+        topo["q"] = 5
+        topo["endpoints_per_switch"] = 4
+    cfg["nic"]["rail_selection"] = "congestion"  # paper 003 Table 2: planar selection CONGESTION
+    cfg["sim"].update({"warmup_ns": 5000, "duration_ns": 10000 if quick else 20000})
+    cfg["traffic"] = [{"name": "uniform", "pattern": "uniform", "load": 0.5}]
+    return cfg
+
+
+def study_points(quick: bool = False) -> List[Tuple[Dict[str, object], Config]]:
+    """Every (labels, config) of the study; offered loads a network cannot inject are skipped."""
+    points = []
+    for rails in RAILS:
+        base = network(rails, quick)
+        for percent in QUICK_OFFERED_PERCENT if quick else OFFERED_PERCENT:
+            load = percent / 100.0 / rails  # engine loads are fractions of the node's R-rail injection bandwidth
+            if load > 1.0:
+                continue
+            cfg = copy.deepcopy(base)
+            cfg["traffic"][0]["load"] = load
+            points.append(({"network": "Slim Fly" if rails == 1 else f"Fit Fly {rails} rails", "rails": rails, "offered_percent": percent}, cfg))
+    return points
+
+
+def run_fitfly_rails(
+    out_dir: Union[str, Path] = "out/fitfly-rails",
+    quick: bool = False,
+    scheduler: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: bool = False,
+) -> pa.Table:
+    """Run the study; write ``fitfly_rails.parquet`` and ``accepted_vs_offered.png``; return the table."""
+    points = study_points(quick)
+    summaries = run_summaries([cfg for _, cfg in points], scheduler, workers, progress)
+    rows = []
+    for (labels, _), s in zip(points, summaries):
+        rails = labels["rails"]
+        rows.append({
+            **labels,
+            "offered_percent_measured": 100.0 * s["offered_load"] * rails,
+            "accepted_percent": 100.0 * s["accepted_load"] * rails,
+            "latency_mean_ns": s["latency_ns"]["mean"],
+            "hops_mean": s["hops_mean"],
+        })
+    table = pa.Table.from_pylist(rows)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, out / "fitfly_rails.parquet")
+    plot(rows, out / "accepted_vs_offered.png", quick)
+    return table
+
+
+def plot(rows: List[Dict[str, object]], path: Path, quick: bool) -> Path:
+    """Accepted against offered load, one line per network (paper 003 Fig. 3)."""
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for name in dict.fromkeys(r["network"] for r in rows):
+        line = sorted((r for r in rows if r["network"] == name), key=lambda r: r["offered_percent"])
+        ax.plot([r["offered_percent"] for r in line], [r["accepted_percent"] for r in line], marker="o", label=name)
+    ax.set_xlabel("offered load per node (% of link bandwidth)")
+    ax.set_ylabel("accepted load per node (% of link bandwidth)")
+    ax.set_title(f"Slim Fly and Fit Fly, uniform traffic (q = {5 if quick else 13})")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -228,6 +228,9 @@ impl Default for SimConfig {
 pub struct TrafficConfig {
     pub name: Option<String>,
     pub pattern: String,
+    /// `bernoulli` (a message per message-slot with probability `load`) or
+    /// `poisson` (exponential gaps of mean slot / load).
+    pub process: String,
     pub load: f64,
     pub message_bytes: u64,
     pub flow_bytes: Option<u64>,
@@ -244,6 +247,7 @@ impl Default for TrafficConfig {
         TrafficConfig {
             name: None,
             pattern: "uniform".into(),
+            process: "bernoulli".into(),
             load: 0.5,
             message_bytes: 4096,
             flow_bytes: None,

@@ -161,3 +161,16 @@ fn par_beats_minimal_on_adversarial_traffic() {
     assert!(par > 1.5 * min, "par {par} vs minimal {min}");
     assert!(nm > 0.3, "par sends adversarial traffic non-minimally ({nm})");
 }
+
+/// Poisson arrivals offer the same mean load as Bernoulli ones.
+#[test]
+fn poisson_process_offers_the_requested_load() {
+    let mut cfg = small_dragonfly();
+    cfg["traffic"] = json!([{"name": "p", "pattern": "uniform", "load": 0.4, "process": "poisson"}]);
+    let s = run(&cfg);
+    let o = s["offered_load"].as_f64().unwrap();
+    assert!((o - 0.4).abs() < 0.04, "offered {o}");
+    cfg["traffic"][0]["process"] = json!("bursty");
+    let e = Simulation::from_json(&cfg.to_string()).err().expect("rejected");
+    assert_eq!(e.field, "traffic[0].process");
+}

@@ -11,20 +11,20 @@ impl Simulation {
     /// Schedules each source's first events.
     pub(crate) fn schedule_sources(&mut self) {
         for s in 0..self.sources.len() {
-            let src = &self.sources[s];
-            match src.injection {
-                Injection::Flows { .. } => self.events.push(src.start_ps, Event::StartFlows(s as u16)),
-                Injection::Bernoulli { load, .. } => {
-                    let start = src.start_ps;
-                    let slot = self.source_slot_ps[s];
-                    for m in 0..src.nodes.len() as u32 {
-                        if let crate::traffic::Pattern::Incast(t) = src.pattern {
-                            if t == m {
-                                continue; // the incast target only receives
-                            }
+            let (start, members) = (self.sources[s].start_ps, self.sources[s].nodes.len() as u32);
+            let incast_target = match self.sources[s].pattern {
+                crate::traffic::Pattern::Incast(t) => Some(t),
+                _ => None,
+            };
+            match self.sources[s].injection {
+                Injection::Flows { .. } => self.events.push(start, Event::StartFlows(s as u16)),
+                Injection::Bernoulli { .. } => {
+                    for m in 0..members {
+                        if incast_target == Some(m) {
+                            continue; // the incast target only receives
                         }
                         // Random phase inside the first gap so nodes do not start in lockstep.
-                        let gap = self.source_rng[s].geometric(load) as f64 * slot;
+                        let gap = self.next_gap(s);
                         let at = start + (gap * self.source_rng[s].unit()) as Ps;
                         if at < self.end {
                             self.events.push(at, Event::Generate { source: s as u16, member: m });
@@ -38,8 +38,8 @@ impl Simulation {
     /// A Bernoulli source generates a message at one of its nodes.
     pub(crate) fn on_generate(&mut self, s: u16, member: u32) {
         let si = s as usize;
-        let (load, bytes) = match self.sources[si].injection {
-            Injection::Bernoulli { load, message_bytes } => (load, message_bytes),
+        let bytes = match self.sources[si].injection {
+            Injection::Bernoulli { message_bytes, .. } => message_bytes,
             Injection::Flows { .. } => unreachable!("flow sources do not generate"),
         };
         let src = &self.sources[si];
@@ -52,10 +52,25 @@ impl Simulation {
                 self.stats[si].offered_wire += self.source_msg_wire[si];
             }
         }
-        let gap = self.source_rng[si].geometric(load) as f64 * self.source_slot_ps[si];
+        let gap = self.next_gap(si);
         let next = self.now + gap.max(1.0) as Ps;
         if next < self.end {
             self.events.push(next, Event::Generate { source: s, member });
+        }
+    }
+
+    /// Time (ps) to a source's next message at one node: a geometric number
+    /// of message slots (Bernoulli) or an exponential gap (Poisson), both of
+    /// mean slot / load.
+    fn next_gap(&mut self, s: usize) -> f64 {
+        let Injection::Bernoulli { load, process, .. } = self.sources[s].injection else {
+            unreachable!("only offered-load sources have gaps")
+        };
+        let slot = self.source_slot_ps[s];
+        let rng = &mut self.source_rng[s];
+        match process {
+            crate::traffic::Process::Bernoulli => rng.geometric(load) as f64 * slot,
+            crate::traffic::Process::Poisson => -(1.0 - rng.unit()).ln() * slot / load,
         }
     }
 

@@ -12,11 +12,20 @@ use crate::topology::Topology;
 use nodes::{NodeAllocator, Placement, Selection};
 pub use pattern::Pattern;
 
+/// Arrival process of messages at an offered load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Process {
+    /// One message per message-time slot with probability `load` (geometric gaps).
+    Bernoulli,
+    /// Exponential gaps with the same mean.
+    Poisson,
+}
+
 /// How a source injects.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Injection {
-    /// Messages of `message_bytes` as a Bernoulli process at `load`.
-    Bernoulli { load: f64, message_bytes: u64 },
+    /// Messages of `message_bytes` at `load`, arriving by `process`.
+    Bernoulli { load: f64, message_bytes: u64, process: Process },
     /// `per_node` flows of `bytes` each, started at once.
     Flows { bytes: u64, per_node: u32 },
 }
@@ -70,7 +79,14 @@ pub fn build_sources(cfgs: &[TrafficConfig], topo: &Topology, net: &Network, see
                 if t.message_bytes == 0 {
                     return Err(ConfigError::new(format!("{field}.message_bytes"), "must be at least 1 byte"));
                 }
-                Injection::Bernoulli { load: t.load, message_bytes: t.message_bytes }
+                let process = match t.process.as_str() {
+                    "bernoulli" => Process::Bernoulli,
+                    "poisson" => Process::Poisson,
+                    other => {
+                        return Err(ConfigError::new(format!("{field}.process"), format!("unknown arrival process {other:?}; use \"bernoulli\" or \"poisson\"")))
+                    }
+                };
+                Injection::Bernoulli { load: t.load, message_bytes: t.message_bytes, process }
             }
         };
         if !(t.start_ns.is_finite() && t.start_ns >= 0.0) {

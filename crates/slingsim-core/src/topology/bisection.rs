@@ -12,27 +12,49 @@ use crate::rng::Rng;
 pub const MAX_SWITCHES: usize = 1024;
 
 /// Capacity (bytes/s, both directions) of the smallest balanced cut found,
-/// or `None` for networks above [`MAX_SWITCHES`].
-pub fn min_balanced_cut(net: &Network, groups: &[u32]) -> Option<f64> {
-    let n = net.switches();
+/// or `None` for networks above [`MAX_SWITCHES`]. Independent planes (Fit
+/// Fly), joined only through the nodes, are cut each on its own and the
+/// cuts added: halving the nodes cuts every plane.
+pub fn min_balanced_cut(net: &Network, groups: &[u32], plane: &[u32]) -> Option<f64> {
+    let planes = plane.iter().max().map_or(1, |p| p + 1);
+    let mut total = 0.0;
+    for p in 0..planes {
+        let members: Vec<u32> = (0..net.switches() as u32).filter(|&s| plane[s as usize] == p).collect();
+        total += plane_cut(net, groups, &members)?;
+    }
+    Some(total)
+}
+
+/// The smallest balanced cut found among the switches `members`.
+fn plane_cut(net: &Network, groups: &[u32], members: &[u32]) -> Option<f64> {
+    let n = members.len();
     if n > MAX_SWITCHES || n < 2 {
         return None;
     }
-    // Symmetric capacity matrix between switches (bytes/s, both directions).
+    let mut index = vec![usize::MAX; net.switches()];
+    for (i, &s) in members.iter().enumerate() {
+        index[s as usize] = i;
+    }
+    // Symmetric capacity matrix between member switches (bytes/s, both directions).
     let mut cap = vec![0.0f64; n * n];
     for ch in &net.channels {
         if let (End::Switch { switch: a, .. }, End::Switch { switch: b, .. }) = (ch.src, ch.dst) {
+            let (a, b) = (index[a as usize], index[b as usize]);
+            if a == usize::MAX || b == usize::MAX {
+                continue;
+            }
             let c = ch.rate.bytes_per_s();
-            cap[a as usize * n + b as usize] += c;
-            cap[b as usize * n + a as usize] += c;
+            cap[a * n + b] += c;
+            cap[b * n + a] += c;
         }
     }
     let mut weight = vec![0u32; n];
     for (e, &s) in net.endpoint_switch.iter().enumerate() {
-        if net.endpoint_up.get(e).is_some_and(|&c| c != crate::network::NONE) {
-            weight[s as usize] += 1;
+        if net.endpoint_up.get(e).is_some_and(|&c| c != crate::network::NONE) && index[s as usize] != usize::MAX {
+            weight[index[s as usize]] += 1;
         }
     }
+    let groups: Vec<u32> = members.iter().map(|&s| groups[s as usize]).collect();
     let mut best = f64::INFINITY;
     let mut rng = Rng::new(7, 7);
     for start in 0..4 {
@@ -139,7 +161,7 @@ mod tests {
         .unwrap();
         let (topo, net) = Topology::build(&cfg).unwrap();
         let groups: Vec<u32> = (0..net.switches() as u32).map(|s| topo.group(s)).collect();
-        let cut = super::min_balanced_cut(&net, &groups).unwrap();
+        let cut = super::min_balanced_cut(&net, &groups, &vec![0; net.switches()]).unwrap();
         assert!((cut - 6.4e12).abs() < 1e9, "cut {cut}");
     }
 }

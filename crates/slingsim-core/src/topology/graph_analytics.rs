@@ -38,7 +38,7 @@ pub fn analyze(cfg: &Config, g: &GraphTopology, net: &Network) -> Value {
         "avg_min_hops": avg_min_hops(g, net),
         "injection_bw_Bps": injection,
         "global_bw_Bps": global_bw,
-        "bisection_bw_Bps": super::bisection::min_balanced_cut(net, &g.groups).map(|c| c.min(injection)),
+        "bisection_bw_Bps": super::bisection::min_balanced_cut(net, &g.groups, &g.plane).map(|c| c.min(injection)),
         "bisection_method": "smallest balanced cut found by Kernighan-Lin swaps (an upper bound on the minimum)",
         "cost_usd": cost(cfg, net),
     });

@@ -39,3 +39,29 @@ def test_topo_check_deadlock_json(capsys):
     out = json.loads(capsys.readouterr().out)
     assert all(out["deadlock_free"].values())
     assert out["planes"] == 1 and "cost_usd" in out
+
+
+def test_fitfly_accepted_load_grows_with_rails_and_planes():
+    """Paper 003 Fig. 3: accepted load grows in proportion to the rails (= planes)."""
+    from slingsim.experiments.fitfly_rails import network
+
+    accepted = {}
+    for rails in (1, 2, 4, 8):
+        cfg = network(rails, quick=True)
+        cfg["traffic"][0]["load"] = 1.0  # every rail offered its full bandwidth
+        summary = slingsim.run(cfg).summary
+        assert summary["bytes_conserved"]
+        accepted[rails] = summary["accepted_load"] * rails  # in units of one rail's bandwidth
+    assert accepted[1] < accepted[2] < accepted[4] < accepted[8]
+    for rails in (2, 4, 8):
+        assert accepted[rails] > 0.85 * rails * accepted[1], accepted
+
+
+def test_fitfly_path_selection_shortens_paths_below_slimfly():
+    """Paper 003 Sec. 4.2.2: mirrored planes lower the average hop count."""
+    assert slingsim.topology("fitfly-3k")["avg_min_hops"] < slingsim.topology("slimfly-3k")["avg_min_hops"]
+
+
+def test_paper_003_table_4_costs():
+    assert slingsim.topology("slimfly-3k")["cost_usd"] == 9_501_856
+    assert slingsim.topology("fitfly-3k")["cost_usd"] == 19_003_712

@@ -1,10 +1,340 @@
-//! The aries topology family (issue 3): being written in this session.
+//! The Cray XC (Aries) 2D dragonfly (paper 004 Sec. 2.1, MODEL.md Sec. 3).
+//! A group is a grid of `rows` chassis (6) by `columns` blade slots (16),
+//! one Aries router per blade. The routers of a row (one chassis) are all
+//! connected with `row_links` (1) links per pair, over 15 intra-chassis
+//! tiles; the routers of a column (the same slot in every chassis) with
+//! `column_links` (3) links per pair, over 5 x 3 intra-group tiles. Each
+//! router serves `endpoints_per_switch` (4) nodes and has up to
+//! `global_ports_per_switch` (10) optical ports to other groups; groups are
+//! connected all-to-all with `global_links_per_group_pair` links (default:
+//! as many as the global ports allow). Paper 004 Fig. 1 draws the chassis
+//! as columns; here a chassis is a row, as in the config keys.
+//!
+//! Minimal paths (router-to-router hops): 0 between nodes of one blade, 1
+//! inside a chassis or a column, at most 2 inside a group, and at most
+//! 2 + 1 + 2 = 5 between groups (Fig. 1's 5-hop path, when neither end is
+//! on a router holding the global link), i.e. one to six routers visited.
+//!
+//! The port check is `endpoints + (columns-1)*row_links +
+//! (rows-1)*column_links + global <= radix`; an Aries has 48 tiles, 8 of
+//! them processor tiles for its 4 NICs, and 4 + 15 + 15 + 10 = 44 fit. Local
+//! links run at `links.bandwidth_bps` (electrical 5.25 GB/s), global links
+//! at `links.global_bandwidth_bps` (optical 4.7 GB/s), see `aries-crystal`.
+//!
+//! Switch ids: group `G`, row `r`, column `c` is `G*R*C + r*C + c`. Ports:
+//! `[0, p)` endpoints, then `(C-1)*row_links` row ports (peers in column
+//! order), `(R-1)*column_links` column ports (peers in row order), then the
+//! global ports. A group numbers its global ports as slots spread over its
+//! routers first (slot `s`: router `s % (R*C)`, global port `s / (R*C)`),
+//! and link `k` to the peer group of rank `j` takes slot `k*(g-1) + j`, so
+//! a partly cabled system spreads its global links over many routers.
 
+use super::megafly::{attach_nodes, check_nodes, global_links_per_pair, terminal_latency, Terminals};
 use super::Built;
 use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
+use crate::network::{LinkKind, Network};
+use crate::units::{ns_to_ps, Rate};
+use serde_json::json;
 
-/// Builds a aries network.
-pub fn build(_t: &TopologyConfig, _l: &LinkConfig, _n: &NicConfig) -> Result<Built> {
-    Err(ConfigError::new("topology.kind", "the aries topology is not implemented yet in this build; use \"dragonfly\""))
+/// Chassis (rows) per group of a Cray XC system.
+pub const ROWS: u32 = 6;
+/// Blades (columns) per chassis.
+pub const COLUMNS: u32 = 16;
+/// Links between two routers of a chassis.
+pub const ROW_LINKS: u32 = 1;
+/// Links between two routers of a column (three tiles per connection).
+pub const COLUMN_LINKS: u32 = 3;
+/// Nodes per Aries router.
+pub const ENDPOINTS: u32 = 4;
+/// Optical global ports per Aries router.
+pub const GLOBAL_PORTS: u32 = 10;
+/// Tiles of an Aries router.
+pub const RADIX: u32 = 48;
+
+/// The config with the Aries defaults for `endpoints_per_switch` (4),
+/// `global_ports_per_switch` (10) and `radix` (48) where `given` (the
+/// `[topology]` keys of the config) does not set them: these fields are
+/// not optional and their generic defaults are the Slingshot ones.
+pub fn with_defaults(t: &TopologyConfig, given: &[String]) -> TopologyConfig {
+    let has = |k: &str| given.iter().any(|g| g == k);
+    let mut t = t.clone();
+    if !has("endpoints_per_switch") {
+        t.endpoints_per_switch = ENDPOINTS;
+    }
+    if !has("global_ports_per_switch") {
+        t.global_ports_per_switch = GLOBAL_PORTS;
+    }
+    if !has("radix") {
+        t.radix = RADIX;
+    }
+    t
+}
+
+/// Aries parameters after defaults and validation.
+struct Shape {
+    groups: u32,
+    rows: u32,
+    columns: u32,
+    row_links: u32,
+    column_links: u32,
+    p: u32,
+    h: u32,
+    lpp: u32,
+}
+
+/// Validates the parameters and builds an Aries network.
+pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<Built> {
+    let a = validate(t)?;
+    let (g, rows, cols, p, h) = (a.groups, a.rows, a.columns, a.p, a.h);
+    let per_group = rows * cols;
+    let row_base = p;
+    let col_base = p + (cols - 1) * a.row_links;
+    let global_base = col_base + (rows - 1) * a.column_links;
+    let local_rate = Rate::from_bps(links.bandwidth_bps);
+    let global_rate = Rate::from_bps(links.global_bandwidth_bps.unwrap_or(links.bandwidth_bps));
+    let fec = links.fec_latency_ns;
+    let lat_local = ns_to_ps(links.local_latency_ns + fec);
+    let lat_global = ns_to_ps(links.global_latency_ns + fec);
+    let mut net = Network { rails: t.rails, ..Network::default() };
+    for _ in 0..g * per_group {
+        net.add_switch(global_base + h);
+    }
+    let router = |grp: u32, r: u32, c: u32| grp * per_group + r * cols + c;
+    for grp in 0..g {
+        // Rows (chassis): all-to-all over the columns.
+        for r in 0..rows {
+            for c in 0..cols {
+                for d in (c + 1)..cols {
+                    for j in 0..a.row_links {
+                        let pc = row_base + rank(c, d) * a.row_links + j;
+                        let pd = row_base + rank(d, c) * a.row_links + j;
+                        net.connect_switches(LinkKind::Local, (router(grp, r, c), pc), (router(grp, r, d), pd), local_rate, lat_local);
+                    }
+                }
+            }
+        }
+        // Columns: all-to-all over the rows.
+        for c in 0..cols {
+            for r in 0..rows {
+                for q in (r + 1)..rows {
+                    for j in 0..a.column_links {
+                        let pr = col_base + rank(r, q) * a.column_links + j;
+                        let pq = col_base + rank(q, r) * a.column_links + j;
+                        net.connect_switches(LinkKind::Local, (router(grp, r, c), pr), (router(grp, q, c), pq), local_rate, lat_local);
+                    }
+                }
+            }
+        }
+    }
+    let port_of = |grp: u32, slot: u32| (grp * per_group + slot % per_group, global_base + slot / per_group);
+    for gi in 0..g {
+        for gj in (gi + 1)..g {
+            for k in 0..a.lpp {
+                let x = port_of(gi, k * (g - 1) + gj - 1);
+                let y = port_of(gj, k * (g - 1) + gi);
+                net.connect_switches(LinkKind::Global, x, y, global_rate, lat_global);
+            }
+        }
+    }
+    let routers: Vec<u32> = (0..g * per_group).collect();
+    let term = Terminals { per_group, p, rails: t.rails, nodes: t.nodes, rate: Rate::from_bps(nic.bandwidth_bps), latency: terminal_latency(links) };
+    attach_nodes(&mut net, &routers, &term);
+    Ok(Built {
+        net,
+        family: "aries",
+        groups: routers.iter().map(|s| s / per_group).collect(),
+        plane: vec![0; routers.len()],
+        planes: 1,
+        info: json!({
+            "rows": rows,
+            "columns": cols,
+            "row_links": a.row_links,
+            "column_links": a.column_links,
+            "global_links_per_group_pair": a.lpp,
+        }),
+    })
+}
+
+/// Position of peer `y` among the peers of `x` (both in one row or column).
+#[inline]
+fn rank(x: u32, y: u32) -> u32 {
+    if y < x {
+        y
+    } else {
+        y - 1
+    }
+}
+
+/// Applies the defaults of the optional keys and checks every parameter.
+fn validate(t: &TopologyConfig) -> Result<Shape> {
+    let f = |k: &str| format!("topology.{k}");
+    let rows = t.rows.unwrap_or(ROWS);
+    let columns = t.columns.unwrap_or(COLUMNS);
+    let row_links = t.row_links.unwrap_or(ROW_LINKS);
+    let column_links = t.column_links.unwrap_or(COLUMN_LINKS);
+    for (k, v) in [("groups", t.groups), ("rows", rows), ("columns", columns), ("endpoints_per_switch", t.endpoints_per_switch), ("radix", t.radix)] {
+        if v == 0 {
+            return Err(ConfigError::new(f(k), "must be at least 1"));
+        }
+    }
+    if columns > 1 && row_links == 0 {
+        return Err(ConfigError::new(f("row_links"), "must be at least 1 when a row has more than one router"));
+    }
+    if rows > 1 && column_links == 0 {
+        return Err(ConfigError::new(f("column_links"), "must be at least 1 when a column has more than one router"));
+    }
+    let (p, h) = (t.endpoints_per_switch, t.global_ports_per_switch);
+    let row_ports = (columns as u64 - 1) * row_links as u64;
+    let col_ports = (rows as u64 - 1) * column_links as u64;
+    let used = p as u64 + row_ports + col_ports + h as u64;
+    if used > t.radix as u64 {
+        return Err(ConfigError::new(
+            f("radix"),
+            format!(
+                "{p} endpoint + {row_ports} row + {col_ports} column + {h} global ports = {used} exceed the router radix {}; \
+                 lower endpoints_per_switch, columns, row_links, rows, column_links or global_ports_per_switch, or raise topology.radix",
+                t.radix
+            ),
+        ));
+    }
+    let ports = rows as u64 * columns as u64 * h as u64;
+    let lpp = global_links_per_pair(t.groups, ports, t.global_links_per_group_pair, "rows x columns x global_ports_per_switch")?;
+    check_nodes(t.groups as u64 * rows as u64 * columns as u64 * p as u64, p, t.rails, t.nodes)?;
+    Ok(Shape { groups: t.groups, rows, columns, row_links, column_links, p, h, lpp })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::NONE;
+    use crate::topology::GraphTopology;
+
+    /// A default Aries (6 x 16 routers, 4 nodes, 10 global ports, radix 48).
+    fn aries(groups: u32, lpp: Option<u32>) -> TopologyConfig {
+        let t = TopologyConfig { kind: "aries".into(), groups, global_links_per_group_pair: lpp, ..Default::default() };
+        with_defaults(&t, &[])
+    }
+
+    fn built(t: &TopologyConfig) -> GraphTopology {
+        GraphTopology::new(build(t, &LinkConfig::default(), &NicConfig::default()).unwrap())
+    }
+
+    /// Router of node `n`.
+    fn router_of(g: &GraphTopology, net: &Network, n: u32) -> u32 {
+        let s = net.endpoint_switch[net.endpoint_of(n, 0) as usize];
+        assert!((s as usize) < g.switches());
+        s
+    }
+
+    #[test]
+    fn group_shape() {
+        let b = build(&aries(2, None), &LinkConfig::default(), &NicConfig::default()).unwrap();
+        let net = &b.net;
+        assert_eq!(net.switches(), 192);
+        assert_eq!(net.nodes(), 768, "4 nodes per router");
+        // Per group: 6 rows x C(16,2) + 16 columns x C(6,2) x 3 links.
+        assert_eq!(net.links_of_kind(LinkKind::Local), 2 * (6 * 120 + 16 * 15 * 3));
+        assert_eq!(net.links_of_kind(LinkKind::Global), 960, "10 global ports x 96 routers");
+        for s in 0..192u32 {
+            for port in 0..44 {
+                assert_ne!(net.out_channel(s, port), NONE, "router {s} port {port}");
+            }
+        }
+    }
+
+    #[test]
+    fn hop_counts_of_paper_004() {
+        // One global link between the groups, as in Fig. 1.
+        let t = aries(2, Some(1));
+        let b = build(&t, &LinkConfig::default(), &NicConfig::default()).unwrap();
+        let net = b.net.clone();
+        let g = GraphTopology::new(b);
+        let node = |grp: u32, r: u32, c: u32, slot: u32| (grp * 96 + r * 16 + c) * 4 + slot;
+        let hops = |x: u32, y: u32| g.distance(router_of(&g, &net, x), router_of(&g, &net, y));
+        assert_eq!(hops(node(0, 2, 5, 0), node(0, 2, 5, 3)), 0, "same blade");
+        assert_eq!(hops(node(0, 2, 5, 0), node(0, 2, 11, 1)), 1, "same chassis");
+        assert_eq!(hops(node(0, 2, 5, 0), node(0, 4, 5, 1)), 1, "same slot, other chassis");
+        assert_eq!(hops(node(0, 2, 5, 0), node(0, 4, 11, 1)), 2, "same group");
+        assert_eq!(hops(node(0, 2, 5, 0), node(1, 3, 7, 2)), 5, "different groups, Fig. 1");
+        assert_eq!(hops(node(0, 0, 0, 0), node(1, 0, 0, 0)), 1, "the two routers of the global link");
+        // Bounds over all router pairs: at most 2 inside and 5 between groups.
+        let mut inside = 0;
+        let mut between = 0;
+        for s in 0..192 {
+            for d in 0..192 {
+                let h = g.distance(s, d);
+                if s / 96 == d / 96 {
+                    inside = inside.max(h);
+                } else {
+                    between = between.max(h);
+                }
+            }
+        }
+        assert_eq!((inside, between), (2, 5));
+        assert_eq!(g.diameter, 5);
+    }
+
+    #[test]
+    fn crystal() {
+        // Paper 000 Sec. III: 2 groups, 698 nodes, at most 384 per group.
+        let mut t = aries(2, None);
+        t.nodes = Some(698);
+        let b = build(&t, &LinkConfig { bandwidth_bps: 42e9, global_bandwidth_bps: Some(37.6e9), ..Default::default() }, &NicConfig::default())
+            .unwrap();
+        assert_eq!(b.net.nodes(), 698);
+        let in_group0 = b.net.node_endpoints.iter().filter(|&&e| b.net.endpoint_switch[e as usize] < 96).count();
+        assert_eq!(in_group0, 384);
+        assert!(b.net.channels.iter().all(|c| match c.kind {
+            LinkKind::Global => c.rate.bps() == Rate::from_bps(37.6e9).bps(),
+            LinkKind::Local => c.rate.bps() == Rate::from_bps(42e9).bps(),
+            LinkKind::Terminal => true,
+        }));
+        assert_eq!(b.info["global_links_per_group_pair"], 960);
+        let g = GraphTopology::new(b);
+        // Every router holds global links: source -> global -> 2 local hops.
+        assert_eq!(g.diameter, 3);
+    }
+
+    #[test]
+    fn more_groups_connect_all_to_all() {
+        let g = built(&aries(9, None));
+        assert_eq!(g.info["global_links_per_group_pair"], 120);
+        assert!(g.diameter <= 5);
+        let mut small = aries(3, Some(2));
+        small.rows = Some(2);
+        small.columns = Some(3);
+        small.rails = 2;
+        let g = built(&small);
+        assert_eq!(g.switches(), 18);
+        assert!(g.diameter <= 5);
+    }
+
+    #[test]
+    fn bad_parameters_name_their_field() {
+        let err = |f: &dyn Fn(&mut TopologyConfig)| {
+            let mut t = aries(2, None);
+            f(&mut t);
+            build(&t, &LinkConfig::default(), &NicConfig::default()).unwrap_err()
+        };
+        let e = err(&|t| t.global_links_per_group_pair = Some(961));
+        assert_eq!(e.field, "topology.global_links_per_group_pair");
+        assert!(e.message.contains("between 1 and 960"), "{e}");
+        let e = err(&|t| t.global_ports_per_switch = 15);
+        assert_eq!(e.field, "topology.radix");
+        assert!(e.message.contains("= 49 exceed the router radix 48"), "{e}");
+        let e = err(&|t| t.groups = 962);
+        assert_eq!(e.field, "topology.groups");
+        let e = err(&|t| t.nodes = Some(769));
+        assert_eq!(e.field, "topology.nodes");
+        let e = err(&|t| t.column_links = Some(0));
+        assert_eq!(e.field, "topology.column_links");
+    }
+
+    #[test]
+    fn given_keys_keep_their_values() {
+        let t = TopologyConfig { endpoints_per_switch: 2, radix: 64, ..Default::default() };
+        let d = with_defaults(&t, &["endpoints_per_switch".into(), "radix".into()]);
+        assert_eq!((d.endpoints_per_switch, d.global_ports_per_switch, d.radix), (2, 10, 64));
+    }
 }

@@ -38,7 +38,7 @@ pub fn build(t: &TopologyConfig, l: &LinkConfig, n: &NicConfig) -> Result<Built>
     }
     attach_nodes(&mut net, &mms, planes, p, nodes, &links);
     let groups = (0..planes).flat_map(|pl| (0..per_plane).map(move |r| (pl, r))).map(|(pl, r)| pl * 2 * mms.q + mms.group(r)).collect();
-    let plane = (0..planes).flat_map(|pl| std::iter::repeat(pl).take(per_plane as usize)).collect();
+    let plane = (0..planes).flat_map(|pl| std::iter::repeat_n(pl, per_plane as usize)).collect();
     Ok(Built {
         net,
         family: "fitfly",

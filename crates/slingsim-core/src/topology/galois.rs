@@ -26,7 +26,8 @@ pub fn prime_power(q: u32) -> Option<(u32, u32)> {
     if q < 2 {
         return None;
     }
-    let p = (2..).find(|d| q % d == 0 || d * d > q).filter(|d| q % d == 0).unwrap_or(q);
+    // Smallest prime factor: the first divisor up to sqrt(q), else q itself.
+    let p = (2..).take_while(|d| d * d <= q).find(|d| q % d == 0).unwrap_or(q);
     let (mut rest, mut m) = (q, 0);
     while rest % p == 0 {
         rest /= p;

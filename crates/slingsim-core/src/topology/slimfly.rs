@@ -93,7 +93,9 @@ impl MmsGraph {
 ///   X' = {1, 3, ..., 2w-1} u {2w, 2w+2, ..., 4w-2}.
 ///
 /// Each set is closed under negation, so Eq. 1-2 are symmetric, and has
-/// (q - d) / 2 elements.
+/// (q - d) / 2 elements. (For d = -1 the odd run of X' ends at 2w-1 = the
+/// exponent of -1; ending it at 2w-3, as some restatements do, leaves X'
+/// one element short and the beta routers with degree k' - 1.)
 pub fn generator_sets(f: &GaloisField, delta: i32) -> (Vec<u32>, Vec<u32>) {
     let q = f.q;
     let steps = |from: u32, to: u32| (from..=to).step_by(2).collect::<Vec<u32>>();
@@ -222,10 +224,10 @@ pub(crate) fn wire_plane(net: &mut Network, mms: &MmsGraph, first: u32, p: u32, 
 /// (alpha, 0, 0)), in reverse on odd planes (node 0 on (beta, q-1, q-1)),
 /// paper 003 Sec. 4.2.2.
 pub fn terminal_router(mms: &MmsGraph, plane: u32, node: u32, p: u32) -> u32 {
-    if plane % 2 == 0 {
-        node / p
-    } else {
+    if plane % 2 == 1 {
         mms.routers() - 1 - node / p
+    } else {
+        node / p
     }
 }
 

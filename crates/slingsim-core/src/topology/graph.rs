@@ -5,6 +5,10 @@
 use super::Built;
 use crate::network::{End, LinkKind, Network, NONE};
 
+/// Largest network (in switches) routed on shortest-path tables: the
+/// all-pairs distance table takes switches^2 bytes (256 MiB at this size).
+pub const MAX_SWITCHES: usize = 16_384;
+
 /// A switch-to-switch channel leaving a switch.
 #[derive(Clone, Copy, Debug)]
 pub struct Neighbor {

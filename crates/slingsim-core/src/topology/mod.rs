@@ -102,6 +102,17 @@ impl Topology {
             "aries" => aries::build(t, l, n)?,
             _ => unreachable!("checked above"),
         };
+        let switches = built.net.switches();
+        if switches > graph::MAX_SWITCHES {
+            return Err(ConfigError::new(
+                "topology",
+                format!(
+                    "{switches} switches exceed the {} that shortest-path routing tables support in this release \
+                     (they hold all-pairs distances); choose a smaller {kind}",
+                    graph::MAX_SWITCHES
+                ),
+            ));
+        }
         let net = built.net.clone();
         Ok((Topology::Graph(GraphTopology::new(built)), net))
     }

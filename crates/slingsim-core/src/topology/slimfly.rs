@@ -353,6 +353,27 @@ mod tests {
         }
     }
 
+    /// Every router reaches every other within two hops, for all valid q up
+    /// to 64 (checked on the adjacency directly; cheaper than full BFS).
+    #[test]
+    fn slimfly_diameter_two_for_all_q_up_to_64() {
+        for q in (3..=64).filter(|&q| valid_q(q)) {
+            let mms = MmsGraph::new(q).unwrap();
+            let n = mms.routers();
+            let mut stamp = vec![u32::MAX; n as usize];
+            for a in 0..n {
+                stamp[a as usize] = a;
+                for &b in mms.neighbors(a) {
+                    stamp[b as usize] = a;
+                    for &c in mms.neighbors(b) {
+                        stamp[c as usize] = a;
+                    }
+                }
+                assert!(stamp.iter().all(|&s| s == a), "q = {q}: router {a} has a router beyond 2 hops");
+            }
+        }
+    }
+
     #[test]
     fn slimfly_groups_and_link_kinds() {
         let b = build_q(5);

@@ -200,7 +200,7 @@ fn validate(t: &TopologyConfig) -> Result<Shape> {
     }
     let ports = rows as u64 * columns as u64 * h as u64;
     let lpp = global_links_per_pair(t.groups, ports, t.global_links_per_group_pair, "rows x columns x global_ports_per_switch")?;
-    check_nodes(t.groups as u64 * rows as u64 * columns as u64 * p as u64, p, t.rails, t.nodes)?;
+    check_nodes(t.groups as u64 * rows as u64 * columns as u64 * p as u64, p, "endpoints_per_switch", t.rails, t.nodes)?;
     Ok(Shape { groups: t.groups, rows, columns, row_links, column_links, p, h, lpp })
 }
 

@@ -54,12 +54,12 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
         for _ in 0..half {
             net.add_switch(half + up);
         }
-        groups.extend(std::iter::repeat(pod).take(k as usize));
+        groups.extend(std::iter::repeat_n(pod, k as usize));
     }
     for _ in 0..half * up {
         net.add_switch(k);
     }
-    groups.extend(std::iter::repeat(k).take((half * up) as usize));
+    groups.extend(std::iter::repeat_n(k, (half * up) as usize));
     for pod in 0..k {
         for i in 0..half {
             for j in 0..half {
@@ -103,7 +103,7 @@ fn validate(t: &TopologyConfig) -> Result<(u32, u32)> {
         return Err(ConfigError::new("topology.taper", format!("must be in (0, 1] (the fraction of aggregation-to-core links cabled), got {taper}")));
     }
     let up = ((taper * half as f64).round() as u32).clamp(1, half);
-    check_nodes(k as u64 * half as u64 * half as u64, half, t.rails, t.nodes)?;
+    check_nodes(k as u64 * half as u64 * half as u64, half, "the endpoints per edge switch, radix / 2,", t.rails, t.nodes)?;
     Ok((k, up))
 }
 
@@ -177,6 +177,11 @@ mod tests {
         assert!(e.message.contains("use 4 or more"), "{e}");
         let e = build(&fattree(24, Some(1.5)), &LinkConfig::default(), &NicConfig::default()).unwrap_err();
         assert_eq!(e.field, "topology.taper");
+        let mut t = fattree(6, None);
+        t.rails = 2;
+        let e = build(&t, &LinkConfig::default(), &NicConfig::default()).unwrap_err();
+        assert_eq!(e.field, "topology.rails");
+        assert!(e.message.contains("radix / 2, (3) must be a multiple of rails (2)"), "{e}");
         let mut t = fattree(4, None);
         t.nodes = Some(17);
         assert_eq!(build(&t, &LinkConfig::default(), &NicConfig::default()).unwrap_err().field, "topology.nodes");

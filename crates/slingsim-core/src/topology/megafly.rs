@@ -56,7 +56,7 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
         for _ in 0..s {
             net.add_switch(l + h);
         }
-        groups.extend(std::iter::repeat(grp).take(per_group as usize));
+        groups.extend(std::iter::repeat_n(grp, per_group as usize));
     }
     // Local links: the complete bipartite graph leaves x spines of each group.
     for grp in 0..g {
@@ -141,7 +141,7 @@ fn validate(t: &TopologyConfig) -> Result<Shape> {
     }
     let ports = spines as u64 * h as u64;
     let lpp = global_links_per_pair(g, ports, t.global_links_per_group_pair, "spines_per_group x global_ports_per_switch")?;
-    check_nodes(g as u64 * leaves as u64 * p as u64, p, t.rails, t.nodes)?;
+    check_nodes(g as u64 * leaves as u64 * p as u64, p, "endpoints_per_switch", t.rails, t.nodes)?;
     Ok(Shape { groups: g, leaves, spines, p, h, lpp })
 }
 
@@ -201,13 +201,14 @@ pub(super) fn terminal_latency(links: &LinkConfig) -> Ps {
     ns_to_ps(links.terminal_latency_ns + links.fec_latency_ns)
 }
 
-/// Checks `rails` and `nodes` against `ports` endpoint ports of `p` per switch.
-pub(super) fn check_nodes(ports: u64, p: u32, rails: u32, nodes: Option<u32>) -> Result<()> {
+/// Checks `rails` and `nodes` against `ports` endpoint ports of `p` per
+/// switch; `p_is` says where `p` comes from, for the message.
+pub(super) fn check_nodes(ports: u64, p: u32, p_is: &str, rails: u32, nodes: Option<u32>) -> Result<()> {
     if rails == 0 {
         return Err(ConfigError::new("topology.rails", "must be at least 1"));
     }
     if p % rails != 0 {
-        return Err(ConfigError::new("topology.rails", format!("endpoints_per_switch ({p}) must be a multiple of rails ({rails})")));
+        return Err(ConfigError::new("topology.rails", format!("{p_is} ({p}) must be a multiple of rails ({rails}): the rails of a node sit on different switches")));
     }
     if let Some(n) = nodes {
         if n == 0 || n as u64 * rails as u64 > ports {

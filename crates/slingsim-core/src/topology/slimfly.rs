@@ -191,6 +191,10 @@ pub(crate) fn validate(t: &TopologyConfig, kind: &str) -> Result<(MmsGraph, u32)
             ),
         ));
     }
+    // Endpoint and channel ids are u32: keep all planes well below 2^32 endpoints.
+    if mms.routers() as u64 * p as u64 * t.planes.max(1) as u64 > (u32::MAX / 8) as u64 {
+        return Err(ConfigError::new("topology.endpoints_per_switch", format!("{p} endpoints on each of {} routers is too many endpoints", mms.routers())));
+    }
     let ports = mms.routers() * p;
     let nodes = t.nodes.unwrap_or(ports);
     if nodes == 0 || nodes > ports {

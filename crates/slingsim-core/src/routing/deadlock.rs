@@ -79,7 +79,8 @@ pub struct SwitchGraph {
     inbound: Vec<Vec<(u32, u32)>>,  // (channel, from switch)
     outbound: Vec<Vec<(u32, u32)>>, // (channel, to switch)
     dist: Vec<u8>,
-    pub diameter: u32,
+    /// Switches that hold endpoints: every route starts and ends at one.
+    has_endpoints: Vec<bool>,
 }
 
 impl SwitchGraph {
@@ -95,7 +96,6 @@ impl SwitchGraph {
             }
         }
         let mut dist = vec![u8::MAX; n * n];
-        let mut diameter = 0;
         let mut queue = Vec::with_capacity(n);
         for src in 0..n {
             let row = src * n;
@@ -113,9 +113,14 @@ impl SwitchGraph {
                     }
                 }
             }
-            diameter = diameter.max(queue.iter().map(|&t| dist[row + t] as u32).max().unwrap_or(0));
         }
-        SwitchGraph { n, inbound, outbound, dist, diameter }
+        let mut has_endpoints = vec![false; n];
+        for (e, &s) in net.endpoint_switch.iter().enumerate() {
+            if net.endpoint_up.get(e).is_some_and(|&c| c != crate::network::NONE) {
+                has_endpoints[s as usize] = true;
+            }
+        }
+        SwitchGraph { n, inbound, outbound, dist, has_endpoints }
     }
 
     #[inline]
@@ -154,8 +159,10 @@ pub fn check_graph(net: &Network, g: &SwitchGraph, alg: Algorithm, scheme: VcSch
             }
         }
     } else {
-        let diam = g.diameter;
         for d in 0..g.n as u32 {
+            if !g.has_endpoints[d as usize] {
+                continue; // minimal routes end at a switch with endpoints
+            }
             for s in 0..g.n as u32 {
                 let ds = g.d(s, d);
                 if ds == 0 || ds == u8::MAX {
@@ -165,8 +172,9 @@ pub fn check_graph(net: &Network, g: &SwitchGraph, alg: Algorithm, scheme: VcSch
                     if g.d(u, d) != ds + 1 {
                         continue;
                     }
-                    // Hops before u->s: a source at distance h from u on a shortest path to d.
-                    let h_max = diam.saturating_sub(ds as u32 + 1);
+                    // Hops before u->s: h, with h + 1 + ds <= max_hops (the
+                    // longest minimal path between switches with endpoints).
+                    let Some(h_max) = max_hops.checked_sub(ds as u32 + 1) else { continue };
                     for &(cout, t) in &g.outbound[s as usize] {
                         if g.d(t, d) != ds - 1 {
                             continue;

@@ -70,17 +70,21 @@ fn choose_ugal(g: &GraphTopology, net: &Network, s: u32, pkt: &mut Packet, rng: 
     }
 }
 
-/// Chooses a random intermediate switch of the source's plane other than
-/// the current and destination switches; false if there is none.
+/// Chooses a random intermediate among the switches with endpoints of the
+/// source's plane, other than the current and destination switches (so a
+/// Valiant path is at most twice the endpoint diameter); false if none.
 fn set_intermediate(g: &GraphTopology, s: u32, pkt: &mut Packet, rng: &mut Rng) -> bool {
     if s == pkt.dst_switch {
         return false;
     }
-    let n = g.switches() as u64;
-    // Rejection sampling: a few draws suffice since most switches qualify.
+    let candidates = &g.endpoint_switches[g.plane[s as usize] as usize];
+    if candidates.len() < 3 {
+        return false;
+    }
+    // Rejection sampling: at most two candidates are excluded.
     for _ in 0..16 {
-        let i = rng.below(n) as u32;
-        if i != s && i != pkt.dst_switch && g.distance(s, i) != u8::MAX {
+        let i = candidates[rng.below(candidates.len() as u64) as usize];
+        if i != s && i != pkt.dst_switch {
             pkt.via_switch = i;
             pkt.flags |= FLAG_NONMINIMAL;
             return true;

@@ -33,8 +33,12 @@ pub struct GraphTopology {
     adj: Vec<Neighbor>,
     /// Hops between switches, `u8::MAX` if unreachable (different planes).
     dist: Vec<u8>,
-    /// Largest finite distance.
+    /// Largest distance between two switches that hold endpoints (spines
+    /// and core switches carry no traffic of their own): bounds every
+    /// minimal path, and twice it every Valiant path.
     pub diameter: u32,
+    /// Switches with endpoints, per plane (Valiant intermediates).
+    pub endpoint_switches: Vec<Vec<u32>>,
 }
 
 impl GraphTopology {
@@ -66,12 +70,25 @@ impl GraphTopology {
             adj,
             dist: vec![u8::MAX; s_count * s_count],
             diameter: 0,
+            endpoint_switches: Vec::new(),
         };
-        g.compute_distances();
+        let mut has_endpoints = vec![false; s_count];
+        for (e, &s) in net.endpoint_switch.iter().enumerate() {
+            if net.endpoint_up.get(e).is_some_and(|&c| c != NONE) {
+                has_endpoints[s as usize] = true;
+            }
+        }
+        g.endpoint_switches = vec![Vec::new(); g.planes.max(1) as usize];
+        for s in 0..s_count {
+            if has_endpoints[s] {
+                g.endpoint_switches[g.plane[s] as usize].push(s as u32);
+            }
+        }
+        g.compute_distances(&has_endpoints);
         g
     }
 
-    fn compute_distances(&mut self) {
+    fn compute_distances(&mut self, has_endpoints: &[bool]) {
         let n = self.switches;
         let mut queue = Vec::with_capacity(n);
         for src in 0..n {
@@ -93,8 +110,10 @@ impl GraphTopology {
                     }
                 }
             }
-            let far = queue.iter().map(|&t| self.dist[row + t as usize] as u32).max().unwrap_or(0);
-            self.diameter = self.diameter.max(far);
+            if has_endpoints[src] {
+                let far = queue.iter().filter(|&&t| has_endpoints[t as usize]).map(|&t| self.dist[row + t as usize] as u32).max().unwrap_or(0);
+                self.diameter = self.diameter.max(far);
+            }
         }
     }
 

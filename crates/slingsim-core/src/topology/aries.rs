@@ -210,6 +210,12 @@ mod tests {
     use crate::network::NONE;
     use crate::topology::GraphTopology;
 
+    /// True if every switch reaches every other (diameter alone skips unreachable pairs).
+    fn connected(g: &GraphTopology) -> bool {
+        let n = g.switches() as u32;
+        (0..n).all(|s| (0..n).all(|d| g.distance(s, d) != u8::MAX))
+    }
+
     /// A default Aries (6 x 16 routers, 4 nodes, 10 global ports, radix 48).
     fn aries(groups: u32, lpp: Option<u32>) -> TopologyConfig {
         let t = TopologyConfig { kind: "aries".into(), groups, global_links_per_group_pair: lpp, ..Default::default() };
@@ -293,6 +299,7 @@ mod tests {
         assert_eq!(b.info["global_links_per_group_pair"], 960);
         let g = GraphTopology::new(b);
         // Every router holds global links: source -> global -> 2 local hops.
+        assert!(connected(&g));
         assert_eq!(g.diameter, 3);
     }
 
@@ -300,14 +307,14 @@ mod tests {
     fn more_groups_connect_all_to_all() {
         let g = built(&aries(9, None));
         assert_eq!(g.info["global_links_per_group_pair"], 120);
-        assert!(g.diameter <= 5);
+        assert!(connected(&g) && g.diameter <= 5);
         let mut small = aries(3, Some(2));
         small.rows = Some(2);
         small.columns = Some(3);
         small.rails = 2;
         let g = built(&small);
         assert_eq!(g.switches(), 18);
-        assert!(g.diameter <= 5);
+        assert!(connected(&g) && g.diameter <= 5);
     }
 
     #[test]

@@ -39,10 +39,25 @@ def malbec_adversarial_ugal() -> Config:
     ])
 
 
+FAMILY_PRESETS = ("dragonfly-3k", "megafly-3k", "slimfly-3k", "fitfly-3k", "fattree-3k", "aries-crystal")
+"""~3,000-node systems of each topology family (paper 003 Table 2, a fat tree of similar size, Crystal)."""
+
+
+def family_scenario(preset: str) -> Callable[[], Config]:
+    """Build a family's ~3,000-node preset (timed as build_s) and run 10 us of uniform traffic at 30% load."""
+    def config() -> Config:
+        return apply_overrides(load_config(preset), [
+            "traffic.uniform.load=0.3", "sim.warmup_ns=2000", "sim.duration_ns=10000",
+        ])
+    config.__doc__ = f"{preset}: build, then 10 us of uniform traffic at 30% load after a 2 us warmup."
+    return config
+
+
 SCENARIOS: Dict[str, Callable[[], Config]] = {
     "shandy-uniform-50": shandy_uniform_50,
     "max-build": max_build,
     "malbec-adversarial-ugal": malbec_adversarial_ugal,
+    **{f"{preset}-uniform-30": family_scenario(preset) for preset in FAMILY_PRESETS},
 }
 """Benchmark scenarios by name, each a function returning its config."""
 

@@ -6,7 +6,19 @@ from slingsim.bench import SCENARIOS, scenario_config
 
 
 def test_scenarios_are_the_documented_ones():
-    assert list(SCENARIOS) == ["shandy-uniform-50", "max-build", "malbec-adversarial-ugal"]
+    assert list(SCENARIOS) == ["shandy-uniform-50", "max-build", "malbec-adversarial-ugal"] + [
+        f"{p}-uniform-30" for p in ("dragonfly-3k", "megafly-3k", "slimfly-3k", "fitfly-3k", "fattree-3k", "aries-crystal")
+    ]
+
+
+def test_every_family_scenario_builds_within_a_second():
+    """Issue 3: each ~3,000-node family builds in under a second."""
+    import slingsim
+
+    for name in SCENARIOS:
+        if name.endswith("-uniform-30"):
+            cfg = scenario_config(name)
+            assert slingsim.topology(cfg)["build_s"] < 1.0, name
 
 
 def test_scenario_configs_say_what_they_measure():

@@ -29,7 +29,7 @@
 //! and link `k` to the peer group of rank `j` takes slot `k*(g-1) + j`, so
 //! a partly cabled system spreads its global links over many routers.
 
-use super::megafly::{attach_nodes, check_nodes, global_links_per_pair, terminal_latency, Terminals};
+use super::megafly::{attach_nodes, check_nodes, check_size, global_links_per_pair, terminal_latency, Terminals};
 use super::Built;
 use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
@@ -198,7 +198,9 @@ fn validate(t: &TopologyConfig) -> Result<Shape> {
             ),
         ));
     }
-    let ports = rows as u64 * columns as u64 * h as u64;
+    let per_group = rows as u64 * columns as u64;
+    check_size(t.groups as u64 * per_group, t.groups as u64 * per_group * p as u64, "groups")?;
+    let ports = per_group * h as u64;
     let lpp = global_links_per_pair(t.groups, ports, t.global_links_per_group_pair, "rows x columns x global_ports_per_switch")?;
     check_nodes(t.groups as u64 * rows as u64 * columns as u64 * p as u64, p, "endpoints_per_switch", t.rails, t.nodes)?;
     Ok(Shape { groups: t.groups, rows, columns, row_links, column_links, p, h, lpp })
@@ -330,8 +332,14 @@ mod tests {
         let e = err(&|t| t.global_ports_per_switch = 15);
         assert_eq!(e.field, "topology.radix");
         assert!(e.message.contains("= 49 exceed the router radix 48"), "{e}");
-        let e = err(&|t| t.groups = 962);
+        let e = err(&|t| t.groups = 171);
         assert_eq!(e.field, "topology.groups");
+        assert!(e.message.contains("16416 switches exceed"), "{e}");
+        let e = err(&|t| {
+            (t.rows, t.columns, t.global_ports_per_switch, t.groups) = (Some(1), Some(2), 1, 4);
+        });
+        assert_eq!(e.field, "topology.groups");
+        assert!(e.message.contains("use at most 3 groups"), "{e}");
         let e = err(&|t| t.nodes = Some(769));
         assert_eq!(e.field, "topology.nodes");
         let e = err(&|t| t.column_links = Some(0));

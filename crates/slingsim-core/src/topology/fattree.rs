@@ -25,7 +25,7 @@
 //! is group k. Endpoint `e` sits on edge switch `e / (k/2)` (edge switches
 //! numbered across pods), port `e % (k/2)`.
 
-use super::megafly::{attach_nodes, check_nodes, terminal_latency, Terminals};
+use super::megafly::{attach_nodes, check_nodes, check_size, terminal_latency, Terminals};
 use super::Built;
 use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
@@ -91,7 +91,7 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
 fn validate(t: &TopologyConfig) -> Result<(u32, u32)> {
     let k = t.radix;
     if k < 4 || k % 2 != 0 {
-        let nearest = if k < 4 { "use 4 or more".to_string() } else { format!("use {} or {}", k - 1, k + 1) };
+        let nearest = if k < 4 { "use 4 or more".to_string() } else { format!("use {} or {}", k - 1, k as u64 + 1) };
         return Err(ConfigError::new(
             "topology.radix",
             format!("a 3-level fat tree needs an even radix of at least 4 (half the ports down, half up), got {k}; {nearest}"),
@@ -103,6 +103,7 @@ fn validate(t: &TopologyConfig) -> Result<(u32, u32)> {
         return Err(ConfigError::new("topology.taper", format!("must be in (0, 1] (the fraction of aggregation-to-core links cabled), got {taper}")));
     }
     let up = ((taper * half as f64).round() as u32).clamp(1, half);
+    check_size(k as u64 * k as u64 + half as u64 * up as u64, k as u64 * half as u64 * half as u64, "radix")?;
     check_nodes(k as u64 * half as u64 * half as u64, half, "the endpoints per edge switch, radix / 2,", t.rails, t.nodes)?;
     Ok((k, up))
 }
@@ -184,6 +185,9 @@ mod tests {
         let e = build(&fattree(2, None), &LinkConfig::default(), &NicConfig::default()).unwrap_err();
         assert_eq!(e.field, "topology.radix");
         assert!(e.message.contains("use 4 or more"), "{e}");
+        let e = build(&fattree(116, None), &LinkConfig::default(), &NicConfig::default()).unwrap_err();
+        assert_eq!(e.field, "topology.radix");
+        assert!(e.message.contains("16820 switches exceed"), "{e}");
         let e = build(&fattree(24, Some(1.5)), &LinkConfig::default(), &NicConfig::default()).unwrap_err();
         assert_eq!(e.field, "topology.taper");
         let mut t = fattree(6, None);

@@ -139,6 +139,7 @@ fn validate(t: &TopologyConfig) -> Result<Shape> {
     if !["consecutive", "round-robin"].contains(&t.arrangement.as_str()) {
         return Err(ConfigError::new(f("arrangement"), format!("unknown arrangement {:?}; use \"consecutive\" or \"round-robin\"", t.arrangement)));
     }
+    check_size(g as u64 * (leaves as u64 + spines as u64), g as u64 * leaves as u64 * p as u64, "groups")?;
     let ports = spines as u64 * h as u64;
     let lpp = global_links_per_pair(g, ports, t.global_links_per_group_pair, "spines_per_group x global_ports_per_switch")?;
     check_nodes(g as u64 * leaves as u64 * p as u64, p, "endpoints_per_switch", t.rails, t.nodes)?;
@@ -180,6 +181,29 @@ pub(super) fn global_links_per_pair(groups: u32, ports: u64, given: Option<u32>,
             format!("must be between 1 and {max} ({ports} global ports per group ({ports_are}) / {peers} peer groups), got {n}"),
         )),
     }
+}
+
+/// Most endpoint ports a builder accepts (keeps endpoint ids far from `u32::MAX`).
+const MAX_ENDPOINT_PORTS: u64 = 1 << 24;
+
+/// Refuses, before anything is allocated, a network larger than the
+/// shortest-path tables support ([`graph::MAX_SWITCHES`](super::graph::MAX_SWITCHES))
+/// or with more than 2^24 endpoint ports; `field` is the key to lower.
+pub(super) fn check_size(switches: u64, ports: u64, field: &str) -> Result<()> {
+    let max = super::graph::MAX_SWITCHES as u64;
+    if switches > max {
+        return Err(ConfigError::new(
+            format!("topology.{field}"),
+            format!("{switches} switches exceed the {max} that shortest-path routing tables support in this release; lower {field}"),
+        ));
+    }
+    if ports > MAX_ENDPOINT_PORTS {
+        return Err(ConfigError::new(
+            format!("topology.{field}"),
+            format!("{ports} endpoint ports exceed the {MAX_ENDPOINT_PORTS} a network may have; lower {field}"),
+        ));
+    }
+    Ok(())
 }
 
 /// How endpoints are attached to the endpoint-bearing switches (leaves,
@@ -401,5 +425,8 @@ mod tests {
         assert_eq!(e.field, "topology.nodes");
         let e = err(&|t| t.rails = 4);
         assert_eq!(e.field, "topology.rails");
+        let e = err(&|t| t.groups = 1000);
+        assert_eq!(e.field, "topology.groups");
+        assert!(e.message.contains("36000 switches exceed"), "{e}");
     }
 }

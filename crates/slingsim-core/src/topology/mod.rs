@@ -99,7 +99,7 @@ impl Topology {
             "fitfly" => fitfly::build(t, l, n)?,
             "megafly" => megafly::build(t, l, n)?,
             "fattree" => fattree::build(t, l, n)?,
-            "aries" => aries::build(t, l, n)?,
+            "aries" => aries::build(&aries::with_defaults(t, &cfg.topology_keys), l, n)?,
             _ => unreachable!("checked above"),
         };
         let switches = built.net.switches();

@@ -130,6 +130,21 @@ impl Network {
         self.set_port((s, port), down);
     }
 
+    /// Attaches every populated endpoint port (`endpoint_node[e] != NONE`)
+    /// of `ports` to the switch port `place(e)`, and sizes the endpoint
+    /// arrays to all ports (unpopulated ports keep `NONE` channels).
+    pub fn attach_populated(&mut self, ports: u32, place: impl Fn(u32) -> (u32, u32), rate: Rate, latency: Ps) {
+        for e in 0..ports {
+            if self.endpoint_node[e as usize] != NONE {
+                let (s, port) = place(e);
+                self.attach_endpoint(e, s, port, rate, latency);
+            }
+        }
+        self.endpoint_up.resize(ports as usize, NONE);
+        self.endpoint_down.resize(ports as usize, NONE);
+        self.endpoint_switch = (0..ports).map(|e| place(e).0).collect();
+    }
+
     fn push_channel(&mut self, c: Channel) -> u32 {
         self.channels.push(c);
         (self.channels.len() - 1) as u32

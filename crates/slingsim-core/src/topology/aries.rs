@@ -212,11 +212,6 @@ mod tests {
     use crate::network::NONE;
     use crate::topology::GraphTopology;
 
-    /// True if every switch reaches every other (diameter alone skips unreachable pairs).
-    fn connected(g: &GraphTopology) -> bool {
-        let n = g.switches() as u32;
-        (0..n).all(|s| (0..n).all(|d| g.distance(s, d) != u8::MAX))
-    }
 
     /// A default Aries (6 x 16 routers, 4 nodes, 10 global ports, radix 48).
     fn aries(groups: u32, lpp: Option<u32>) -> TopologyConfig {
@@ -301,7 +296,7 @@ mod tests {
         assert_eq!(b.info["global_links_per_group_pair"], 960);
         let g = GraphTopology::new(b);
         // Every router holds global links: source -> global -> 2 local hops.
-        assert!(connected(&g));
+        assert!(g.is_connected());
         assert_eq!(g.diameter, 3);
     }
 
@@ -309,14 +304,14 @@ mod tests {
     fn more_groups_connect_all_to_all() {
         let g = built(&aries(9, None));
         assert_eq!(g.info["global_links_per_group_pair"], 120);
-        assert!(connected(&g) && g.diameter <= 5);
+        assert!(g.is_connected() && g.diameter <= 5);
         let mut small = aries(3, Some(2));
         small.rows = Some(2);
         small.columns = Some(3);
         small.rails = 2;
         let g = built(&small);
         assert_eq!(g.switches(), 18);
-        assert!(connected(&g) && g.diameter <= 5);
+        assert!(g.is_connected() && g.diameter <= 5);
     }
 
     #[test]

@@ -242,15 +242,7 @@ fn attach_nodes(net: &mut Network, t: &TopologyConfig, rate: Rate, latency: u64)
             net.endpoint_node[e as usize] = node;
         }
     }
-    for e in 0..ports {
-        if net.endpoint_node[e as usize] != NONE {
-            net.attach_endpoint(e, e / p, e % p, rate, latency);
-        }
-    }
-    // Unpopulated ports keep NONE channels; pad the endpoint arrays.
-    net.endpoint_up.resize(ports as usize, NONE);
-    net.endpoint_down.resize(ports as usize, NONE);
-    net.endpoint_switch = (0..ports).map(|e| e / p).collect();
+    net.attach_populated(ports, |e| (e / p, e % p), rate, latency);
     Ok(())
 }
 

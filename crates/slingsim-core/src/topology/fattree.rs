@@ -114,11 +114,6 @@ mod tests {
     use crate::network::NONE;
     use crate::topology::GraphTopology;
 
-    /// True if every switch reaches every other (diameter alone skips unreachable pairs).
-    fn connected(g: &GraphTopology) -> bool {
-        let n = g.switches() as u32;
-        (0..n).all(|s| (0..n).all(|d| g.distance(s, d) != u8::MAX))
-    }
 
     fn fattree(k: u32, taper: Option<f64>) -> TopologyConfig {
         TopologyConfig { kind: "fattree".into(), radix: k, taper, ..Default::default() }
@@ -142,7 +137,7 @@ mod tests {
             }
         }
         let g = GraphTopology::new(b);
-        assert!(connected(&g));
+        assert!(g.is_connected());
         assert_eq!(g.diameter, 4, "edge -> aggregation -> core -> aggregation -> edge");
         assert_eq!(g.distance(0, 1), 2, "edge switches of one pod meet at an aggregation switch");
         assert_eq!(g.distance(0, 24), 4, "edge switches of two pods meet at a core switch");
@@ -155,12 +150,12 @@ mod tests {
         assert_eq!(b.net.links_of_kind(LinkKind::Global), 3456 / 2);
         assert_eq!(b.info["taper"], 0.5);
         let g = GraphTopology::new(b);
-        assert!(connected(&g) && g.diameter == 4);
+        assert!(g.is_connected() && g.diameter == 4);
         // The smallest taper still keeps one core switch per stripe.
         let b = build(&fattree(4, Some(0.01)), &LinkConfig::default(), &NicConfig::default()).unwrap();
         assert_eq!(b.info["core_switches"], 2);
         let g = GraphTopology::new(b);
-        assert!(connected(&g) && g.diameter == 4);
+        assert!(g.is_connected() && g.diameter == 4);
     }
 
     #[test]

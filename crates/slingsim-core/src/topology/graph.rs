@@ -117,6 +117,13 @@ impl GraphTopology {
         }
     }
 
+    /// True if every switch reaches every other switch of its plane (the
+    /// diameter alone would not see an unreachable pair).
+    pub fn is_connected(&self) -> bool {
+        let n = self.switches as u32;
+        (0..n).all(|s| (0..n).all(|d| self.plane[s as usize] != self.plane[d as usize] || self.distance(s, d) != u8::MAX))
+    }
+
     /// Number of switches.
     pub fn switches(&self) -> usize {
         self.switches

@@ -268,15 +268,7 @@ pub(super) fn attach_nodes(net: &mut Network, switches: &[u32], t: &Terminals) {
             net.endpoint_node[e as usize] = node;
         }
     }
-    for e in 0..ports {
-        if net.endpoint_node[e as usize] != NONE {
-            net.attach_endpoint(e, switches[(e / p) as usize], e % p, t.rate, t.latency);
-        }
-    }
-    // Unpopulated ports keep NONE channels; pad the endpoint arrays.
-    net.endpoint_up.resize(ports as usize, NONE);
-    net.endpoint_down.resize(ports as usize, NONE);
-    net.endpoint_switch = (0..ports).map(|e| switches[(e / p) as usize]).collect();
+    net.attach_populated(ports, |e| (switches[(e / p) as usize], e % p), t.rate, t.latency);
 }
 
 #[cfg(test)]
@@ -308,11 +300,6 @@ mod tests {
         net.links_of_kind(LinkKind::Terminal) + net.links_of_kind(LinkKind::Local) + net.links_of_kind(LinkKind::Global)
     }
 
-    /// True if every switch reaches every other (diameter alone skips unreachable pairs).
-    fn connected(g: &GraphTopology) -> bool {
-        let n = g.switches() as u32;
-        (0..n).all(|s| (0..n).all(|d| g.distance(s, d) != u8::MAX))
-    }
 
     /// Largest distance between two leaves (finite: the network is connected).
     fn leaf_diameter(g: &GraphTopology, groups: u32, l: u32, s: u32) -> u8 {
@@ -346,7 +333,7 @@ mod tests {
         // Between leaves (the switches with endpoints): leaf -> spine ->
         // global -> spine -> leaf. (Two spines of different groups without a
         // direct link are 5 apart, but no traffic starts or ends at a spine.)
-        assert!(connected(&g));
+        assert!(g.is_connected());
         assert_eq!(g.diameter, 3, "megafly-3k diameter between leaves");
         // Leaf to leaf: leaf -> spine -> spine -> leaf.
         assert_eq!(leaf_diameter(&g, 10, 18, 18), 3, "megafly-3k diameter between leaves");
@@ -373,7 +360,7 @@ mod tests {
         let groups = (0..342).map(|s| s / 18).collect();
         let built = Built { net, family: "dragonfly", groups, plane: vec![0; 342], planes: 1, info: json!({}) };
         let g = GraphTopology::new(built);
-        assert!(connected(&g));
+        assert!(g.is_connected());
         assert_eq!(g.diameter, 3, "dragonfly-3k diameter");
     }
 

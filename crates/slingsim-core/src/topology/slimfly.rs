@@ -251,15 +251,7 @@ pub(crate) fn attach_nodes(net: &mut Network, mms: &MmsGraph, planes: u32, p: u3
         }
     }
     let (rate, lat) = links.terminal;
-    for e in 0..ports {
-        if net.endpoint_node[e as usize] != NONE {
-            net.attach_endpoint(e, e / p, e % p, rate, lat);
-        }
-    }
-    // Unpopulated ports keep NONE channels; pad the endpoint arrays.
-    net.endpoint_up.resize(ports as usize, NONE);
-    net.endpoint_down.resize(ports as usize, NONE);
-    net.endpoint_switch = (0..ports).map(|e| e / p).collect();
+    net.attach_populated(ports, |e| (e / p, e % p), rate, lat);
 }
 
 /// Builds a single-plane Slim Fly; `rails` must be 1 (use `fitfly` for more).

@@ -209,10 +209,7 @@ impl Simulation {
         let alg = Algorithm::parse(&cfg.routing.algorithm)?;
         let frame = Frame::parse(&cfg.nic.frame)?;
         let (topo, net) = Topology::build(&cfg)?;
-        let n_vcs = match &topo {
-            Topology::Dragonfly(_) => alg.max_hops_dragonfly() as usize,
-            Topology::Graph(g) => alg.max_hops_graph(g.diameter) as usize,
-        };
+        let n_vcs = topo.max_hops(alg) as usize;
         let mtu = cfg.nic.mtu_payload;
         let max_wire = frame.wire_bytes(mtu) as i64;
         let vc_capacity = cfg.switch.buffer_bytes as i64 / n_vcs as i64;

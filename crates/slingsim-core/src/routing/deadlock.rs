@@ -316,10 +316,7 @@ pub fn check_config_json(text: &str) -> crate::error::Result<Value> {
     let g = SwitchGraph::new(&net);
     for name in super::NAMES {
         let alg = Algorithm::parse(name)?;
-        let max_hops = match &topo {
-            crate::topology::Topology::Dragonfly(_) => alg.max_hops_dragonfly(),
-            crate::topology::Topology::Graph(t) => alg.max_hops_graph(t.diameter),
-        };
+        let max_hops = topo.max_hops(alg);
         out.insert(name.to_string(), check_graph(&net, &g, alg, VcScheme::HopIndex, max_hops).to_json(&net));
     }
     Ok(Value::Object(out))

@@ -56,16 +56,6 @@ impl Algorithm {
         }
     }
 
-    /// Longest path in switch-to-switch hops on a shortest-path-routed
-    /// topology of the given diameter (and VCs needed).
-    pub fn max_hops_graph(self, diameter: u32) -> u32 {
-        match self {
-            Algorithm::Minimal | Algorithm::MinimalAdaptive => diameter.max(1),
-            Algorithm::Valiant | Algorithm::Ugal => (2 * diameter).max(1),
-            Algorithm::Par => 2 * diameter + 1,
-        }
-    }
-
     /// Hops after which PAR no longer reconsiders (source switch and the next).
     pub const PAR_LAST_DECISION_HOP: u8 = 1;
 

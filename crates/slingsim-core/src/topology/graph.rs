@@ -39,6 +39,10 @@ pub struct GraphTopology {
     pub diameter: u32,
     /// Switches with endpoints, per plane (Valiant intermediates).
     pub endpoint_switches: Vec<Vec<u32>>,
+    /// Farthest switch with endpoints from any switch one hop from a switch
+    /// with endpoints: where PAR may re-decide (a Megafly spine can be 5
+    /// hops from a leaf of another group, more than the diameter).
+    pub first_hop_reach: u32,
 }
 
 impl GraphTopology {
@@ -71,6 +75,7 @@ impl GraphTopology {
             dist: vec![u8::MAX; s_count * s_count],
             diameter: 0,
             endpoint_switches: Vec::new(),
+            first_hop_reach: 0,
         };
         let mut has_endpoints = vec![false; s_count];
         for (e, &s) in net.endpoint_switch.iter().enumerate() {
@@ -85,7 +90,41 @@ impl GraphTopology {
             }
         }
         g.compute_distances(&has_endpoints);
+        g.first_hop_reach = g.compute_first_hop_reach(&has_endpoints);
         g
+    }
+
+    fn compute_first_hop_reach(&self, has_endpoints: &[bool]) -> u32 {
+        let mut first_hop = vec![false; self.switches];
+        for s in (0..self.switches).filter(|&s| has_endpoints[s]) {
+            for nb in self.neighbors(s as u32) {
+                first_hop[nb.switch as usize] = true;
+            }
+        }
+        let mut reach = 0;
+        for s1 in (0..self.switches).filter(|&s| first_hop[s]) {
+            for i in (0..self.switches).filter(|&i| has_endpoints[i]) {
+                let d = self.distance(s1 as u32, i as u32);
+                if d != u8::MAX {
+                    reach = reach.max(d as u32);
+                }
+            }
+        }
+        reach
+    }
+
+    /// Longest path of `alg` in switch hops, which is also its VC count:
+    /// minimal paths are within the diameter, Valiant paths (intermediates
+    /// are switches with endpoints) within twice it, and PAR may switch to a
+    /// Valiant path one hop after the source.
+    pub fn max_hops(&self, alg: crate::routing::Algorithm) -> u32 {
+        use crate::routing::Algorithm::*;
+        let d = self.diameter.max(1);
+        match alg {
+            Minimal | MinimalAdaptive => d,
+            Valiant | Ugal => 2 * d,
+            Par => 1 + self.first_hop_reach.max(d) + d,
+        }
     }
 
     fn compute_distances(&mut self, has_endpoints: &[bool]) {

@@ -137,6 +137,15 @@ impl Topology {
         }
     }
 
+    /// Longest path of `alg` in switch-to-switch hops: the number of
+    /// hop-indexed virtual channels it needs.
+    pub fn max_hops(&self, alg: crate::routing::Algorithm) -> u32 {
+        match self {
+            Topology::Dragonfly(_) => alg.max_hops_dragonfly(),
+            Topology::Graph(g) => g.max_hops(alg),
+        }
+    }
+
     /// Family name.
     pub fn family(&self) -> &'static str {
         match self {

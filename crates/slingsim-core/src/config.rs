@@ -145,6 +145,21 @@ pub struct LinkConfig {
     /// Bandwidth of global (inter-group) links if it differs from
     /// `bandwidth_bps` (Aries: optical 4.7 GB/s against electrical 5.25 GB/s).
     pub global_bandwidth_bps: Option<f64>,
+    /// Bit-error rate of every link; a corrupted packet is replayed by
+    /// link-level retry (paper 000 Sec. II-F), costing a link round trip.
+    pub bit_error_rate: f64,
+    /// Links running on fewer than 4 lanes: `[{switch, port, lanes}]`.
+    pub degraded: Vec<DegradedLink>,
+}
+
+/// A cable running on `lanes` of its 4 lanes (lane degrade, paper 002
+/// Sec. II-B): both directions at lanes/4 of the bandwidth.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DegradedLink {
+    pub switch: u32,
+    pub port: u32,
+    pub lanes: u32,
 }
 
 impl Default for LinkConfig {
@@ -156,6 +171,8 @@ impl Default for LinkConfig {
             global_latency_ns: 100.0,
             fec_latency_ns: 100.0,
             global_bandwidth_bps: None,
+            bit_error_rate: 0.0,
+            degraded: Vec::new(),
         }
     }
 }
@@ -294,6 +311,17 @@ impl Config {
             ("routing.ugal_threshold_bytes", self.routing.ugal_threshold_bytes),
         ] {
             non_negative(k, v)?;
+        }
+        if !(self.links.bit_error_rate >= 0.0 && self.links.bit_error_rate < 1e-3) {
+            return Err(ConfigError::new(
+                "links.bit_error_rate",
+                format!("must be in [0, 1e-3) (real links run near 1e-12 before FEC), got {}", self.links.bit_error_rate),
+            ));
+        }
+        for (i, d) in self.links.degraded.iter().enumerate() {
+            if !(1..=4).contains(&d.lanes) {
+                return Err(ConfigError::new(format!("links.degraded[{i}].lanes"), format!("a link has 4 lanes; give 1 to 4, got {}", d.lanes)));
+            }
         }
         if let Some(b) = self.links.global_bandwidth_bps {
             positive("links.global_bandwidth_bps", b)?;

@@ -156,6 +156,20 @@ impl Network {
         self.port_channel[i] = ch;
     }
 
+    /// The channel running the other way on the same cable as `c`.
+    pub fn reverse(&self, c: u32) -> u32 {
+        let ch = &self.channels[c as usize];
+        let (src, dst) = (ch.src, ch.dst);
+        match dst {
+            End::Switch { switch, port } => {
+                let r = self.out_channel(switch, port);
+                debug_assert_eq!(self.channels[r as usize].dst, src);
+                r
+            }
+            End::Endpoint(e) => self.endpoint_up[e as usize],
+        }
+    }
+
     /// Number of bidirectional links of a kind.
     pub fn links_of_kind(&self, kind: LinkKind) -> usize {
         self.channels.iter().filter(|c| c.kind == kind).count() / 2

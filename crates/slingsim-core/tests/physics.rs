@@ -174,3 +174,58 @@ fn poisson_process_offers_the_requested_load() {
     let e = Simulation::from_json(&cfg.to_string()).err().expect("rejected");
     assert_eq!(e.field, "traffic[0].process");
 }
+
+/// Link-level retry: with a bit-error rate every packet still arrives, once;
+/// replays cost time but lose nothing.
+#[test]
+fn link_level_retry_loses_nothing() {
+    let mut cfg = small_dragonfly();
+    cfg["traffic"] = json!([{"name": "f", "pattern": "permutation", "flow_bytes": 200000}]);
+    let clean = run(&cfg);
+    cfg["links"]["bit_error_rate"] = json!(2e-6);
+    let noisy = run(&cfg);
+    for s in [&clean, &noisy] {
+        assert_eq!(s["end_reason"], "flows_done");
+        assert_eq!(s["packets_delivered"], s["packets_injected"], "every packet arrives, none twice");
+        assert_eq!(s["bytes_conserved"], true);
+    }
+    assert_eq!(clean["llr_replays"], 0);
+    assert!(noisy["llr_replays"].as_u64().unwrap() > 100, "{}", noisy["llr_replays"]);
+    let fct = |s: &Value| s["traffic"]["f"]["flows"]["fct_ns"]["mean"].as_f64().unwrap();
+    assert!(fct(&noisy) > fct(&clean));
+}
+
+/// Lane degrade: a link on 3 of its 4 lanes carries 3/4 of the bandwidth.
+#[test]
+fn three_lane_link_carries_three_quarters() {
+    // Node 0 on switch 0, node 2 on switch 1 of group 0: one local link between them.
+    let mut cfg = json!({
+        "topology": {"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 2, "global_ports_per_switch": 1},
+        "nic": {"bandwidth_bps": 200e9},
+        "traffic": [{"name": "f", "pattern": "incast", "nodes": {"list": [0, 2]}, "target": 1, "flow_bytes": 2000000}]
+    });
+    let fct = |cfg: &Value| run(cfg)["traffic"]["f"]["flows"]["fct_ns"]["max"].as_f64().unwrap();
+    let full = fct(&cfg);
+    cfg["links"] = json!({"degraded": [{"switch": 0, "port": 2, "lanes": 3}]});
+    let three = fct(&cfg);
+    let ratio = full / three;
+    assert!((ratio - 0.75).abs() < 0.02, "throughput ratio {ratio}");
+    cfg["links"]["degraded"][0]["port"] = json!(40);
+    let e = Simulation::from_json(&cfg.to_string()).err().expect("uncabled port rejected");
+    assert_eq!(e.field, "links.degraded[0].port");
+}
+
+/// Slingshot framing carries more payload than RoCE for small messages,
+/// by the ratio of wire sizes: (64 + 62 + 20) / (64 + 40) for 64 B payloads.
+#[test]
+fn slingshot_frames_carry_more_goodput_for_small_messages() {
+    let goodput = |frame: &str| {
+        let mut cfg = small_dragonfly();
+        cfg["nic"] = json!({"frame": frame});
+        cfg["traffic"] = json!([{"name": "p", "pattern": "permutation", "load": 0.9, "message_bytes": 64}]);
+        run(&cfg)["bytes_delivered"].as_f64().unwrap()
+    };
+    let ratio = goodput("slingshot") / goodput("roce");
+    let want = 146.0 / 104.0;
+    assert!((ratio - want).abs() / want < 0.03, "goodput ratio {ratio} vs {want}");
+}

@@ -192,6 +192,7 @@ impl Simulation {
         let now = self.now;
         let (rate, latency) = (self.tx[ch as usize].rate, self.tx[ch as usize].latency);
         let ser = rate.serialize(wire as u64);
+        let retry = self.link_retry_delay(ch, wire, ser);
         let tracked = if msg.flow == NONE { NONE } else { m };
         let mut p = Packet::new(msg.src, msg.dst, self.net.endpoint_switch[msg.dst as usize], tracked, msg.source);
         p.payload = payload;
@@ -199,15 +200,15 @@ impl Simulation {
         p.created = msg.created;
         p.injected = now;
         p.ch = ch;
-        p.tail = now + ser + latency;
+        p.tail = now + ser + retry + latency;
         if msg.measured {
             p.flags |= FLAG_MEASURED;
         }
         let h = self.pool.alloc(p);
-        self.events.push(now + latency, Event::Arrive(h));
+        self.events.push(now + retry + latency, Event::Arrive(h));
         self.credits[ch as usize * n] -= wire as i64;
-        self.tx[ch as usize].busy_until = now + ser;
-        self.account_busy(ch, now, ser, wire);
+        self.tx[ch as usize].busy_until = now + ser + retry;
+        self.account_busy(ch, now, ser + retry, wire);
         self.packets_injected += 1;
         self.bytes_injected += payload as u64;
         self.nic_backlog[e as usize] -= payload as u64;
@@ -222,7 +223,7 @@ impl Simulation {
             }
         }
         if !self.nic_queue[e as usize].is_empty() {
-            self.schedule_try(ch, now + ser);
+            self.schedule_try(ch, now + ser + retry);
         }
     }
 }

@@ -90,6 +90,8 @@ pub(crate) struct Transmitter {
     /// Copies of the link's rate and latency, kept here for locality.
     pub rate: Rate,
     pub latency: Ps,
+    /// Packets replayed by link-level retry.
+    pub replays: u64,
 }
 
 /// Buffer space travelling back to a transmitter.
@@ -172,6 +174,9 @@ pub struct Simulation {
     /// Bytes waiting to be sent at each endpoint's NIC.
     pub(crate) nic_backlog: Vec<u64>,
     pub(crate) rail_rng: Rng,
+    /// Bit-error rate of every link and the stream deciding corruptions.
+    pub(crate) bit_error_rate: f64,
+    pub(crate) link_error_rng: Rng,
     pub(crate) sources: Vec<Source>,
     pub(crate) source_rng: Vec<Rng>,
     pub(crate) switch_rng: Vec<Rng>,
@@ -289,6 +294,7 @@ impl Simulation {
                     bytes: 0,
                     rate: c.rate,
                     latency: c.latency,
+                    replays: 0,
                 })
                 .collect(),
             queues: vec![PacketQueue::default(); nch * n_vcs],
@@ -301,6 +307,8 @@ impl Simulation {
             rail_selection: crate::nic::RailSelection::parse(&cfg.nic.rail_selection)?,
             nic_backlog: vec![0; net.endpoint_up.len()],
             rail_rng: Rng::new(seed, 0x5A11),
+            bit_error_rate: cfg.links.bit_error_rate,
+            link_error_rng: Rng::new(seed, 0x11E5),
             source_rng: (0..sources.len()).map(|i| Rng::new(seed, 0x1_0000 + i as u64)).collect(),
             switch_rng: (0..net.switches()).map(|s| Rng::new(seed, 0x100_0000 + s as u64)).collect(),
             source_slot_ps,
@@ -508,6 +516,26 @@ impl Simulation {
             self.tx[c].waiting_credit = false;
             self.schedule_try(ch, at);
         }
+    }
+
+    /// Link-level retry (paper 000 Sec. II-F): a packet of `wire` bytes is
+    /// corrupted with probability 1 - (1 - BER)^(8 wire); the receiver asks
+    /// for it again and the sender replays it from its replay buffer, which
+    /// costs a link round trip plus a new serialization each time. Returns
+    /// the delay the replays add (0 on a clean link); nothing is lost.
+    #[inline]
+    pub(crate) fn link_retry_delay(&mut self, ch: u32, wire: u32, ser: Ps) -> Ps {
+        if self.bit_error_rate == 0.0 {
+            return 0;
+        }
+        let p_bad = 1.0 - (1.0 - self.bit_error_rate).powf(8.0 * wire as f64);
+        let mut delay = 0;
+        let t = &mut self.tx[ch as usize];
+        while self.link_error_rng.unit() < p_bad {
+            delay += ser + 2 * t.latency;
+            t.replays += 1;
+        }
+        delay
     }
 
     /// Accounts a transmission on `ch` from `start` for `ser` ps.

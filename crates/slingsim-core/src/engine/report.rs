@@ -115,6 +115,7 @@ impl Simulation {
             "bytes_in_flight": in_flight,
             "bytes_queued_at_source": queued,
             "bytes_conserved": self.bytes_injected == self.bytes_delivered + in_flight,
+            "llr_replays": self.tx.iter().map(|t| t.replays).sum::<u64>(),
             "offered_load": o["offered_load"],
             "accepted_load": o["accepted_load"],
             "latency_ns": o["latency_ns"],
@@ -173,6 +174,7 @@ impl Simulation {
         t.push("bytes", Column::U64(self.tx.iter().map(|t| t.bytes).collect()));
         let w = self.window() as f64;
         t.push("utilization", Column::F64(self.tx.iter().map(|t| t.busy_ps as f64 / w).collect()));
+        t.push("llr_replays", Column::U64(self.tx.iter().map(|t| t.replays).collect()));
         t
     }
 

@@ -187,8 +187,9 @@ impl Simulation {
         };
         let mut p = *self.pool.get(h);
         let ser = rate.serialize(p.wire as u64);
+        let retry = self.link_retry_delay(ch, p.wire, ser);
         // Cut-through: the tail cannot leave before it has arrived.
-        let end = (now + ser).max(p.tail);
+        let end = (now + ser).max(p.tail) + retry;
         if to_switch {
             self.credits[ch as usize * n + vc] -= p.wire as i64;
         }
@@ -207,7 +208,7 @@ impl Simulation {
         p.tail = end + latency;
         let wire = p.wire;
         *self.pool.get_mut(h) = p;
-        self.events.push(now + latency, Event::Arrive(h));
+        self.events.push(now + retry + latency, Event::Arrive(h));
         self.tx[ch as usize].busy_until = end;
         self.account_busy(ch, now, end - now, wire);
     }

@@ -73,6 +73,26 @@ fn family_keys(kind: &str) -> &'static [&'static str] {
     }
 }
 
+/// Runs the listed cables on fewer lanes (both directions).
+fn apply_degraded(net: &mut Network, list: &[crate::config::DegradedLink]) -> Result<()> {
+    for (i, d) in list.iter().enumerate() {
+        let field = format!("links.degraded[{i}]");
+        if d.switch as usize >= net.switches() {
+            return Err(ConfigError::new(format!("{field}.switch"), format!("switch {} does not exist (the network has {})", d.switch, net.switches())));
+        }
+        let ports = net.port_base.get(d.switch as usize + 1).map_or(net.port_channel.len() as u32, |&b| b) - net.port_base[d.switch as usize];
+        if d.port >= ports || net.out_channel(d.switch, d.port) == crate::network::NONE {
+            return Err(ConfigError::new(format!("{field}.port"), format!("port {} of switch {} is not cabled", d.port, d.switch)));
+        }
+        let c = net.out_channel(d.switch, d.port);
+        for ch in [c, net.reverse(c)] {
+            let rate = net.channels[ch as usize].rate.degraded(d.lanes, 4);
+            net.channels[ch as usize].rate = rate;
+        }
+    }
+    Ok(())
+}
+
 impl Topology {
     /// Builds the topology named by `topology.kind`.
     pub fn build(cfg: &Config) -> Result<(Topology, Network)> {
@@ -92,7 +112,8 @@ impl Topology {
         let (t, l, n) = (&cfg.topology, &cfg.links, &cfg.nic);
         let built = match kind {
             "dragonfly" => {
-                let (df, net) = Dragonfly::build(t, l, n)?;
+                let (df, mut net) = Dragonfly::build(t, l, n)?;
+                apply_degraded(&mut net, &cfg.links.degraded)?;
                 return Ok((Topology::Dragonfly(df), net));
             }
             "slimfly" => slimfly::build(t, l, n)?,
@@ -102,6 +123,8 @@ impl Topology {
             "aries" => aries::build(&aries::with_defaults(t, &cfg.topology_keys), l, n)?,
             _ => unreachable!("checked above"),
         };
+        let mut built = built;
+        apply_degraded(&mut built.net, &cfg.links.degraded)?;
         let switches = built.net.switches();
         if switches > graph::MAX_SWITCHES {
             return Err(ConfigError::new(

@@ -54,5 +54,7 @@ class Simulation:
         """Sampled delivered packets, column name -> values."""
     def links_table(self) -> Dict[str, Column]:
         """One row per unidirectional link, column name -> values."""
+    def nic_counters_table(self) -> Dict[str, Column]:
+        """NIC counters per node (packets, flits, stalled time, cumulative latency)."""
     def flows_table(self) -> Dict[str, Column]:
         """One row per fixed-size flow, column name -> values."""

@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Iterable, Optional, Union
 
+import pyarrow as pa
+
 from . import _core
 from .config import Config, resolve, to_json
 from .progress import ProgressBar
@@ -104,7 +106,14 @@ class Simulation:
             packets=table_from_columns(self._engine.packets_table()),
             links=table_from_columns(self._engine.links_table()),
             flows=table_from_columns(self._engine.flows_table()),
+            nic=self.nic_counters(),
         )
+
+    def nic_counters(self) -> "pa.Table":
+        """NIC counters per node so far (paper 004 Sec. 2.3): packets and
+        flits sent, stalled time, cumulative packet latency; read them
+        between ``run_until`` steps to steer a run."""
+        return table_from_columns(self._engine.nic_counters_table())
 
 
 def in_config_order(per_source: Dict[str, Any], cfg: Config) -> Dict[str, Any]:

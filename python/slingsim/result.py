@@ -8,7 +8,7 @@ from typing import Any, Dict, Mapping, Sequence, Union
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-TABLE_NAMES = ("packets", "links", "flows")
+TABLE_NAMES = ("packets", "links", "flows", "nic")
 """Result tables, each written to ``<name>.parquet``."""
 
 
@@ -22,8 +22,10 @@ class Result:
 
     ``summary`` is the engine's summary dict plus ``wall_s`` (and
     ``build_s``) measured in Python; ``packets`` (sampled delivered packets),
-    ``links`` (one row per unidirectional link) and ``flows`` (one row per
-    fixed-size flow) are pyarrow tables; ``config`` is the resolved config.
+    ``links`` (one row per unidirectional link), ``flows`` (one row per
+    fixed-size flow, with its NIC counters) and ``nic`` (NIC counters per
+    node, as on Cray Aries) are pyarrow tables; ``config`` is the resolved
+    config.
     """
 
     def __init__(
@@ -33,12 +35,14 @@ class Result:
         packets: pa.Table,
         links: pa.Table,
         flows: pa.Table,
+        nic: pa.Table,
     ) -> None:
         self.summary = summary
         self.config = config
         self.packets = packets
         self.links = links
         self.flows = flows
+        self.nic = nic
 
     def __repr__(self) -> str:
         s = self.summary

@@ -123,11 +123,14 @@ pub struct NicConfig {
     /// Which rail a message leaves on: `round-robin`, `path` (fewest hops),
     /// `congestion` (least backlog at the NIC) or `random` (paper 003 Sec. 4.3).
     pub rail_selection: String,
+    /// Flit size for the NIC counters' flit counts (paper 004 Sec. 2.3):
+    /// a packet of W wire bytes is ceil(W / flit_bytes) flits *(assumed 16)*.
+    pub flit_bytes: u32,
 }
 
 impl Default for NicConfig {
     fn default() -> Self {
-        NicConfig { bandwidth_bps: 100e9, mtu_payload: 4096, frame: "roce".into(), rail_selection: "round-robin".into() }
+        NicConfig { bandwidth_bps: 100e9, mtu_payload: 4096, frame: "roce".into(), rail_selection: "round-robin".into(), flit_bytes: 16 }
     }
 }
 
@@ -298,6 +301,9 @@ impl Config {
     fn check_numbers(&self) -> Result<()> {
         positive("nic.bandwidth_bps", self.nic.bandwidth_bps)?;
         positive("links.bandwidth_bps", self.links.bandwidth_bps)?;
+        if self.nic.flit_bytes == 0 {
+            return Err(ConfigError::new("nic.flit_bytes", "must be at least 1 byte"));
+        }
         if self.nic.mtu_payload == 0 {
             return Err(ConfigError::new("nic.mtu_payload", "must be at least 1 byte"));
         }

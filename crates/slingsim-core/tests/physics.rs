@@ -229,3 +229,34 @@ fn slingshot_frames_carry_more_goodput_for_small_messages() {
     let want = 146.0 / 104.0;
     assert!((ratio - want).abs() / want < 0.03, "goodput ratio {ratio} vs {want}");
 }
+
+/// NIC counters (paper 004 Sec. 2.3): flits and packets sent, stalls only
+/// under back-pressure, cumulative latency / packets = mean network latency.
+#[test]
+fn nic_counters_see_back_pressure_only_under_incast() {
+    use slingsim_core::table::Column;
+    let counters = |cfg: &Value| {
+        let mut sim = Simulation::from_json(&cfg.to_string()).unwrap();
+        sim.run();
+        let t = sim.flows_table();
+        let col = |name: &str| -> Vec<f64> {
+            match &t.columns.iter().find(|(n, _)| n == name).unwrap().1 {
+                Column::U64(v) => v.iter().map(|&x| x as f64).collect(),
+                Column::F64(v) => v.clone(),
+                _ => unreachable!(),
+            }
+        };
+        (col("packets_sent"), col("flits_sent"), col("stalled_ns"), col("mean_latency_ns"), sim.summary())
+    };
+    let mut cfg = small_dragonfly();
+    cfg["traffic"] = json!([{"name": "f", "pattern": "permutation", "nodes": {"list": [0, 40]}, "flow_bytes": 409600}]);
+    let (packets, flits, stalled, latency, s) = counters(&cfg);
+    assert_eq!(packets, vec![100.0, 100.0]);
+    assert_eq!(flits, vec![100.0 * (4178f64 / 16.0).ceil(); 2]);
+    assert_eq!(stalled, vec![0.0, 0.0], "an isolated flow is never back-pressured");
+    let net = s["traffic"]["f"]["network_latency_ns"]["mean"].as_f64().unwrap();
+    assert!((latency[0] - net).abs() / net < 0.05, "{} vs {net}", latency[0]);
+    cfg["traffic"] = json!([{"name": "f", "pattern": "incast", "nodes": {"count": 16}, "flow_bytes": 409600}]);
+    let (_, _, stalled, _, _) = counters(&cfg);
+    assert!(stalled.iter().sum::<f64>() > 0.0, "incast senders are held back by back-pressure");
+}

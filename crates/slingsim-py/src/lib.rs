@@ -119,6 +119,12 @@ impl Simulation {
         table_to_dict(py, &self.inner.links_table())
     }
 
+    /// NIC counters per node (paper 004 Sec. 2.3), column name -> values;
+    /// readable between steps of a run.
+    fn nic_counters_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        table_to_dict(py, &self.inner.nic_counters_table())
+    }
+
     /// One row per fixed-size flow, column name -> values.
     fn flows_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         table_to_dict(py, &self.inner.flows_table())

@@ -45,6 +45,11 @@ impl Simulation {
                 }
             }
         }
+        let flow = if p.msg == NONE { NONE } else { self.messages[p.msg as usize].flow };
+        for c in self.counters_of(p.src, flow) {
+            c.latency_ps += t - p.injected;
+            c.delivered += 1;
+        }
         if p.msg == NONE {
             return; // an untracked message (freed when its last packet left)
         }

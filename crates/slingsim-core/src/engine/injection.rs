@@ -89,7 +89,7 @@ impl Simulation {
                 };
                 let (a, b) = (src.nodes[member as usize], src.nodes[d as usize]);
                 let flow = self.flows.len() as u32;
-                self.flows.push(FlowRecord { source: s, src_node: a, dst_node: b, bytes, start: self.now, end: NEVER });
+                self.flows.push(FlowRecord { source: s, src_node: a, dst_node: b, bytes, start: self.now, end: NEVER, counters: Default::default() });
                 self.flows_pending += 1;
                 self.stats[si].flows += 1;
                 self.stats[si].offered_wire += self.source_msg_wire[si];
@@ -172,6 +172,12 @@ impl Simulation {
         }
     }
 
+    /// The counters a packet of endpoint `e` (and flow `flow`) updates.
+    pub(crate) fn counters_of(&mut self, e: u32, flow: u32) -> impl Iterator<Item = &mut super::NicCounters> {
+        let flow_counters = if flow == NONE { None } else { Some(&mut self.flows[flow as usize].counters) };
+        std::iter::once(&mut self.nic_counters[e as usize]).chain(flow_counters)
+    }
+
     /// The NIC of endpoint `e` sends the next packet of its head message
     /// on its injection channel `ch`, if the switch has buffer space.
     pub(crate) fn nic_send(&mut self, e: u32, ch: u32) {
@@ -182,6 +188,10 @@ impl Simulation {
         let wire = self.frame.wire_bytes(payload);
         let n = self.n_vcs;
         if self.credits[ch as usize * n] < wire as i64 {
+            // Ready but held back by back-pressure: the stall counter runs.
+            if self.stalled_since[e as usize] == NEVER {
+                self.stalled_since[e as usize] = self.now;
+            }
             if next_return != NEVER {
                 self.schedule_try(ch, next_return);
             } else {
@@ -190,6 +200,17 @@ impl Simulation {
             return;
         }
         let now = self.now;
+        let stalled = match self.stalled_since[e as usize] {
+            NEVER => 0,
+            since => now - since,
+        };
+        self.stalled_since[e as usize] = NEVER;
+        let flits = (wire as u64).div_ceil(self.flit_bytes as u64);
+        for c in self.counters_of(e, msg.flow) {
+            c.packets += 1;
+            c.flits += flits;
+            c.stalled_ps += stalled;
+        }
         let (rate, latency) = (self.tx[ch as usize].rate, self.tx[ch as usize].latency);
         let ser = rate.serialize(wire as u64);
         let retry = self.link_retry_delay(ch, wire, ser);

@@ -115,7 +115,7 @@ pub(crate) struct Message {
     pub flow: u32,
 }
 
-/// One fixed-size flow and its completion.
+/// One fixed-size flow, its completion and its NIC counters.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FlowRecord {
     pub source: u16,
@@ -124,6 +124,20 @@ pub(crate) struct FlowRecord {
     pub bytes: u64,
     pub start: Ps,
     pub end: Ps,
+    pub counters: NicCounters,
+}
+
+/// Counters of a NIC as on Cray Aries (paper 004 Sec. 2.3), kept per
+/// endpoint and per flow: request packets and flits sent, time a ready
+/// packet was held back by back-pressure (no credits at the switch), and
+/// the cumulative latency of the packets from injection to delivery.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NicCounters {
+    pub packets: u64,
+    pub flits: u64,
+    pub stalled_ps: u64,
+    pub latency_ps: u64,
+    pub delivered: u64,
 }
 
 /// A sampled delivered packet.
@@ -173,6 +187,11 @@ pub struct Simulation {
     pub(crate) rail_selection: crate::nic::RailSelection,
     /// Bytes waiting to be sent at each endpoint's NIC.
     pub(crate) nic_backlog: Vec<u64>,
+    /// NIC counters per endpoint, and since when its head packet has been
+    /// held back by back-pressure (NEVER if it is not).
+    pub(crate) nic_counters: Vec<NicCounters>,
+    pub(crate) stalled_since: Vec<Ps>,
+    pub(crate) flit_bytes: u32,
     pub(crate) rail_rng: Rng,
     /// Bit-error rate of every link and the stream deciding corruptions.
     pub(crate) bit_error_rate: f64,
@@ -306,6 +325,9 @@ impl Simulation {
             next_rail: vec![0; net.nodes()],
             rail_selection: crate::nic::RailSelection::parse(&cfg.nic.rail_selection)?,
             nic_backlog: vec![0; net.endpoint_up.len()],
+            nic_counters: vec![NicCounters::default(); net.endpoint_up.len()],
+            stalled_since: vec![NEVER; net.endpoint_up.len()],
+            flit_bytes: cfg.nic.flit_bytes,
             rail_rng: Rng::new(seed, 0x5A11),
             bit_error_rate: cfg.links.bit_error_rate,
             link_error_rng: Rng::new(seed, 0x11E5),

@@ -1,7 +1,7 @@
 //! Results of a run: the JSON summary and the packets, links and flows
 //! tables (docs/results.md).
 
-use super::{Simulation, NEVER};
+use super::{NicCounters, Simulation, NEVER};
 use crate::event::Event;
 use crate::metrics::SourceStats;
 use crate::network::{End, LinkKind, NONE};
@@ -190,6 +190,44 @@ impl Simulation {
         t.push("end_ns", Column::F64(f.iter().map(|x| if x.end == NEVER { f64::NAN } else { ps_to_ns(x.end) }).collect()));
         t.push("completed", Column::Bool(f.iter().map(|x| x.end != NEVER).collect()));
         t.push("fct_ns", Column::F64(f.iter().map(|x| if x.end == NEVER { f64::NAN } else { ps_to_ns(x.end - x.start) }).collect()));
+        push_counters(&mut t, &f.iter().map(|x| x.counters).collect::<Vec<_>>());
         t
     }
+
+    /// NIC counters per node (its rails added up), as on Cray Aries
+    /// (paper 004 Sec. 2.3); readable between steps of a run.
+    pub fn nic_counters_table(&self) -> Table {
+        let rails = self.net.rails as usize;
+        let nodes = self.net.nodes();
+        let per_node: Vec<NicCounters> = (0..nodes)
+            .map(|n| {
+                let mut c = NicCounters::default();
+                for &e in &self.net.node_endpoints[n * rails..(n + 1) * rails] {
+                    let x = &self.nic_counters[e as usize];
+                    c.packets += x.packets;
+                    c.flits += x.flits;
+                    c.stalled_ps += x.stalled_ps;
+                    c.latency_ps += x.latency_ps;
+                    c.delivered += x.delivered;
+                }
+                c
+            })
+            .collect();
+        let mut t = Table::default();
+        t.push("node", Column::U64((0..nodes as u64).collect()));
+        push_counters(&mut t, &per_node);
+        t
+    }
+}
+
+/// The counter columns: packets and flits sent, stalled time, cumulative
+/// latency, delivered packets, and the averages the paper 004 model uses.
+fn push_counters(t: &mut Table, c: &[NicCounters]) {
+    t.push("packets_sent", Column::U64(c.iter().map(|x| x.packets).collect()));
+    t.push("flits_sent", Column::U64(c.iter().map(|x| x.flits).collect()));
+    t.push("stalled_ns", Column::F64(c.iter().map(|x| ps_to_ns(x.stalled_ps)).collect()));
+    t.push("cumulative_latency_ns", Column::F64(c.iter().map(|x| ps_to_ns(x.latency_ps)).collect()));
+    t.push("packets_delivered", Column::U64(c.iter().map(|x| x.delivered).collect()));
+    t.push("stall_ns_per_flit", Column::F64(c.iter().map(|x| if x.flits == 0 { 0.0 } else { ps_to_ns(x.stalled_ps) / x.flits as f64 }).collect()));
+    t.push("mean_latency_ns", Column::F64(c.iter().map(|x| if x.delivered == 0 { f64::NAN } else { ps_to_ns(x.latency_ps) / x.delivered as f64 }).collect()));
 }

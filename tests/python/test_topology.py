@@ -8,7 +8,9 @@ from slingsim import cli
 
 def test_every_routing_is_deadlock_free_on_malbec():
     t = slingsim.topology("slingshot-malbec", check_deadlock=True)
-    assert t["deadlock_free"] == {name: True for name in ("minimal", "valiant", "ugal", "par", "minimal-adaptive")}
+    assert t["deadlock_free"] == {name: True for name in (
+        "minimal", "valiant", "ugal", "par", "minimal-adaptive", "slingshot",
+        "adaptive-0", "adaptive-1", "adaptive-2", "adaptive-3", "min-hash", "nmin-hash", "in-order")}
     assert t["deadlock"]["minimal"]["vcs"] == 3
     assert t["deadlock"]["valiant"]["vcs"] == 5
     assert all(r["cycle"] == [] for r in t["deadlock"].values())

@@ -206,6 +206,13 @@ pub struct RoutingConfig {
     pub algorithm: String,
     /// UGAL keeps the minimal path unless it costs this many byte-hops more.
     pub ugal_threshold_bytes: f64,
+    /// Slingshot adaptive routing's bias toward minimal paths (byte-hops
+    /// added to non-minimal candidates) *(assumed)*.
+    pub bias_bytes: f64,
+    /// Aries ADAPTIVE_2 ("low") and ADAPTIVE_3 ("high") biases; ADAPTIVE_1
+    /// uses low at the source and high one hop later *(assumed values)*.
+    pub aries_low_bias_bytes: f64,
+    pub aries_high_bias_bytes: f64,
 }
 
 impl Default for RoutingConfig {
@@ -213,7 +220,13 @@ impl Default for RoutingConfig {
         // 64 KiB byte-hops: credits of packets still travelling count as
         // occupancy even on an idle network (a few packets x 3 hops), and
         // without this margin UGAL sends ~20% of light traffic non-minimally.
-        RoutingConfig { algorithm: "minimal".into(), ugal_threshold_bytes: 65_536.0 }
+        RoutingConfig {
+            algorithm: "minimal".into(),
+            ugal_threshold_bytes: 65_536.0,
+            bias_bytes: 65_536.0,
+            aries_low_bias_bytes: 16_384.0,
+            aries_high_bias_bytes: 131_072.0,
+        }
     }
 }
 
@@ -260,6 +273,8 @@ pub struct TrafficConfig {
     pub nodes: serde_json::Value,
     pub placement: String,
     pub target: u32,
+    /// Routing mode of this source's packets (default: `routing.algorithm`).
+    pub routing: Option<String>,
 }
 
 impl Default for TrafficConfig {
@@ -276,6 +291,7 @@ impl Default for TrafficConfig {
             nodes: serde_json::Value::String("all".into()),
             placement: "linear".into(),
             target: 0,
+            routing: None,
         }
     }
 }
@@ -315,6 +331,9 @@ impl Config {
             ("switch.latency_ns", self.switch.latency_ns),
             ("sim.warmup_ns", self.sim.warmup_ns),
             ("routing.ugal_threshold_bytes", self.routing.ugal_threshold_bytes),
+            ("routing.bias_bytes", self.routing.bias_bytes),
+            ("routing.aries_low_bias_bytes", self.routing.aries_low_bias_bytes),
+            ("routing.aries_high_bias_bytes", self.routing.aries_high_bias_bytes),
         ] {
             non_negative(k, v)?;
         }

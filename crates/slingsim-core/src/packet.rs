@@ -26,6 +26,8 @@ pub struct Packet {
     pub source: u16,
     /// Switch-to-switch hops taken so far.
     pub hops: u8,
+    /// Routing mode ([`crate::routing::Algorithm::code`]).
+    pub alg: u8,
     pub flags: u8,
     /// Channel the packet is queued at or travelling on, and its virtual channel.
     pub ch: u32,
@@ -60,6 +62,7 @@ impl Packet {
             msg,
             source,
             hops: 0,
+            alg: 0,
             flags: 0,
             ch: NONE,
             vc: 0,

@@ -20,7 +20,7 @@ fn families() -> Vec<(&'static str, Value)> {
 #[test]
 fn every_family_routing_and_pattern_runs_clean() {
     for (name, topo) in families() {
-        for alg in ["minimal", "valiant", "ugal", "par", "minimal-adaptive"] {
+        for alg in ["minimal", "valiant", "ugal", "par", "minimal-adaptive", "slingshot", "adaptive-0", "adaptive-1", "adaptive-3", "min-hash", "nmin-hash", "in-order"] {
             for pattern in ["uniform", "group_adversarial", "permutation", "bisection"] {
                 let cfg = json!({
                     "topology": topo,
@@ -39,7 +39,7 @@ fn every_family_routing_and_pattern_runs_clean() {
                 assert_eq!(s["end_reason"], "time_limit", "{what}: {}", s["deadlock"]);
                 assert_eq!(s["bytes_conserved"], true, "{what}");
                 assert!(s["packets_delivered"].as_u64().unwrap() > 0, "{what}");
-                if alg == "minimal" || alg == "minimal-adaptive" {
+                if ["minimal", "minimal-adaptive", "min-hash", "in-order"].contains(&alg) {
                     assert_eq!(s["nonminimal_fraction"], 0.0, "{what}");
                 }
             }

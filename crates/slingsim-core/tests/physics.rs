@@ -260,3 +260,58 @@ fn nic_counters_see_back_pressure_only_under_incast() {
     let (_, _, stalled, _, _) = counters(&cfg);
     assert!(stalled.iter().sum::<f64>() > 0.0, "incast senders are held back by back-pressure");
 }
+
+/// Routing bias (paper 000 Sec. II-C, 004 Sec. 2.2): more bias toward
+/// minimal paths gives a larger minimal fraction, monotonically.
+#[test]
+fn raising_the_bias_raises_the_minimal_fraction() {
+    let mut cfg = small_dragonfly();
+    cfg["traffic"] = json!([{"name": "u", "pattern": "uniform", "load": 0.6}]);
+    let nonminimal = |cfg: &mut Value, routing: Value| {
+        cfg["routing"] = routing;
+        let s = run(cfg);
+        assert_eq!(s["bytes_conserved"], true);
+        s["nonminimal_fraction"].as_f64().unwrap()
+    };
+    let slingshot: Vec<f64> = [0, 16384, 65536, 262144]
+        .iter()
+        .map(|b| nonminimal(&mut cfg, json!({"algorithm": "slingshot", "bias_bytes": b})))
+        .collect();
+    assert!(slingshot.windows(2).all(|w| w[1] < w[0]), "slingshot: {slingshot:?}");
+    let aries: Vec<f64> = ["adaptive-0", "adaptive-2", "adaptive-3"].iter().map(|a| nonminimal(&mut cfg, json!({"algorithm": a}))).collect();
+    assert!(aries.windows(2).all(|w| w[1] < w[0]), "aries ADAPTIVE_0, _2, _3: {aries:?}");
+    assert!(aries[0] > 0.05, "no bias: phantom congestion sends traffic the long way ({})", aries[0]);
+}
+
+/// IN_ORDER keeps every flow on one path, so its packets arrive in order;
+/// adaptive routing under load reorders some.
+#[test]
+fn in_order_delivers_in_order() {
+    let mut cfg = small_dragonfly();
+    cfg["traffic"] = json!([
+        {"name": "f", "pattern": "permutation", "flow_bytes": 400000, "nodes": {"count": 40}},
+        {"name": "bg", "pattern": "uniform", "load": 0.5}
+    ]);
+    let reordered = |cfg: &mut Value, alg: &str| {
+        cfg["routing"] = json!({"algorithm": alg});
+        cfg["sim"]["duration_ns"] = json!(60000);
+        run(cfg)["packets_out_of_order"].as_u64().unwrap()
+    };
+    assert_eq!(reordered(&mut cfg, "in-order"), 0);
+    assert!(reordered(&mut cfg, "adaptive-0") > 0);
+}
+
+/// A traffic source can pick its own routing mode; the VCs cover it.
+#[test]
+fn per_source_routing_mode() {
+    let mut cfg = small_dragonfly();
+    cfg["traffic"] = json!([
+        {"name": "min", "pattern": "uniform", "load": 0.3, "nodes": {"fraction": 0.5}, "placement": "interleaved"},
+        {"name": "val", "pattern": "uniform", "load": 0.3, "routing": "valiant"}
+    ]);
+    let s = run(&cfg);
+    assert_eq!(s["traffic"]["min"]["nonminimal_fraction"], 0.0);
+    assert!(s["traffic"]["val"]["nonminimal_fraction"].as_f64().unwrap() > 0.9);
+    cfg["traffic"][1]["routing"] = json!("zigzag");
+    assert_eq!(Simulation::from_json(&cfg.to_string()).err().unwrap().field, "traffic[1].routing");
+}

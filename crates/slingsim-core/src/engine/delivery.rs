@@ -54,6 +54,14 @@ impl Simulation {
             return; // an untracked message (freed when its last packet left)
         }
         let m = &mut self.messages[p.msg as usize];
+        let f = &mut self.flows[m.flow as usize];
+        // The NIC injects a flow's packets in order: an older one arriving
+        // after a newer one has been reordered by the network.
+        if p.injected < f.last_injected {
+            f.out_of_order += 1;
+        } else {
+            f.last_injected = p.injected;
+        }
         m.to_deliver -= p.payload as u64;
         if m.to_deliver == 0 {
             let flow = m.flow;

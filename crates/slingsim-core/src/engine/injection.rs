@@ -89,7 +89,7 @@ impl Simulation {
                 };
                 let (a, b) = (src.nodes[member as usize], src.nodes[d as usize]);
                 let flow = self.flows.len() as u32;
-                self.flows.push(FlowRecord { source: s, src_node: a, dst_node: b, bytes, start: self.now, end: NEVER, counters: Default::default() });
+                self.flows.push(FlowRecord { source: s, src_node: a, dst_node: b, bytes, start: self.now, end: NEVER, counters: Default::default(), last_injected: 0, out_of_order: 0 });
                 self.flows_pending += 1;
                 self.stats[si].flows += 1;
                 self.stats[si].offered_wire += self.source_msg_wire[si];
@@ -218,6 +218,7 @@ impl Simulation {
         let mut p = Packet::new(msg.src, msg.dst, self.net.endpoint_switch[msg.dst as usize], tracked, msg.source);
         p.payload = payload;
         p.wire = wire;
+        p.alg = self.source_alg[msg.source as usize].code();
         p.created = msg.created;
         p.injected = now;
         p.ch = ch;

@@ -125,6 +125,10 @@ pub(crate) struct FlowRecord {
     pub start: Ps,
     pub end: Ps,
     pub counters: NicCounters,
+    /// Injection time of the latest-injected packet delivered so far, and
+    /// packets that arrived after a later-injected one (reordering).
+    pub last_injected: Ps,
+    pub out_of_order: u64,
 }
 
 /// Counters of a NIC as on Cray Aries (paper 004 Sec. 2.3), kept per
@@ -160,7 +164,6 @@ pub struct Simulation {
     pub(crate) cfg: Config,
     pub(crate) topo: Topology,
     pub(crate) net: Network,
-    pub(crate) alg: Algorithm,
     pub(crate) frame: Frame,
     pub(crate) mtu: u32,
     pub(crate) n_vcs: usize,
@@ -168,7 +171,9 @@ pub struct Simulation {
     pub(crate) vc_capacity: i64,
     pub(crate) switch_latency: Ps,
     pub(crate) speedup: f64,
-    pub(crate) ugal_threshold: f64,
+    pub(crate) biases: crate::routing::Biases,
+    /// Routing mode of each traffic source.
+    pub(crate) source_alg: Vec<Algorithm>,
     pub(crate) now: Ps,
     pub(crate) warmup: Ps,
     pub(crate) end: Ps,
@@ -233,7 +238,15 @@ impl Simulation {
         let alg = Algorithm::parse(&cfg.routing.algorithm)?;
         let frame = Frame::parse(&cfg.nic.frame)?;
         let (topo, net) = Topology::build(&cfg)?;
-        let n_vcs = topo.max_hops(alg) as usize;
+        let mut source_alg = Vec::with_capacity(cfg.traffic.len());
+        for (i, t) in cfg.traffic.iter().enumerate() {
+            source_alg.push(match &t.routing {
+                None => alg,
+                Some(name) => Algorithm::parse(name).map_err(|e| ConfigError::new(format!("traffic[{i}].routing"), e.message))?,
+            });
+        }
+        // Enough VCs for the longest path of any mode in use.
+        let n_vcs = source_alg.iter().chain(std::iter::once(&alg)).map(|&a| topo.max_hops(a)).max().unwrap_or(1) as usize;
         let mtu = cfg.nic.mtu_payload;
         let max_wire = frame.wire_bytes(mtu) as i64;
         let vc_capacity = cfg.switch.buffer_bytes as i64 / n_vcs as i64;
@@ -281,14 +294,19 @@ impl Simulation {
             source_slot_ps.push(wire as f64 * 8.0e12 / node_bw);
         }
         let mut sim = Simulation {
-            alg,
             frame,
             mtu,
             n_vcs,
             vc_capacity,
             switch_latency: ns_to_ps(cfg.switch.latency_ns),
             speedup: cfg.switch.speedup,
-            ugal_threshold: cfg.routing.ugal_threshold_bytes,
+            biases: crate::routing::Biases {
+                ugal: cfg.routing.ugal_threshold_bytes,
+                slingshot: cfg.routing.bias_bytes,
+                aries_low: cfg.routing.aries_low_bias_bytes,
+                aries_high: cfg.routing.aries_high_bias_bytes,
+            },
+            source_alg,
             now: 0,
             warmup,
             end,

@@ -116,6 +116,7 @@ impl Simulation {
             "bytes_queued_at_source": queued,
             "bytes_conserved": self.bytes_injected == self.bytes_delivered + in_flight,
             "llr_replays": self.tx.iter().map(|t| t.replays).sum::<u64>(),
+            "packets_out_of_order": self.flows.iter().map(|f| f.out_of_order).sum::<u64>(),
             "offered_load": o["offered_load"],
             "accepted_load": o["accepted_load"],
             "latency_ns": o["latency_ns"],
@@ -190,6 +191,7 @@ impl Simulation {
         t.push("end_ns", Column::F64(f.iter().map(|x| if x.end == NEVER { f64::NAN } else { ps_to_ns(x.end) }).collect()));
         t.push("completed", Column::Bool(f.iter().map(|x| x.end != NEVER).collect()));
         t.push("fct_ns", Column::F64(f.iter().map(|x| if x.end == NEVER { f64::NAN } else { ps_to_ns(x.end - x.start) }).collect()));
+        t.push("out_of_order", Column::U64(f.iter().map(|x| x.out_of_order).collect()));
         push_counters(&mut t, &f.iter().map(|x| x.counters).collect::<Vec<_>>());
         t
     }

@@ -37,9 +37,10 @@ impl Simulation {
                 tx[c as usize].queued_bytes + used as u64
             };
             let rng = &mut self.switch_rng[s as usize];
+            let alg = routing::Algorithm::from_code(p.alg);
             match &self.topo {
-                Topology::Dragonfly(df) => routing::dragonfly::next_channel(self.alg, df, &self.net, s, &mut p, rng, self.ugal_threshold, occupancy),
-                Topology::Graph(g) => routing::graph::next_channel(self.alg, g, &self.net, s, &mut p, rng, self.ugal_threshold, occupancy),
+                Topology::Dragonfly(df) => routing::dragonfly::next_channel(alg, df, &self.net, s, &mut p, rng, &self.biases, occupancy),
+                Topology::Graph(g) => routing::graph::next_channel(alg, g, &self.net, s, &mut p, rng, &self.biases, occupancy),
             }
         };
         debug_assert_ne!(out, NONE, "routing chose an uncabled port at switch {s}");

@@ -314,10 +314,21 @@ pub fn check_config_json(text: &str) -> crate::error::Result<Value> {
         return Ok(Value::Object(out));
     }
     let g = SwitchGraph::new(&net);
+    // The dependency graph depends only on the path class and the hop
+    // budget: check each once and report it for every mode sharing them.
+    let mut done: Vec<((super::PathClass, u32), Value)> = Vec::new();
     for name in super::NAMES {
         let alg = Algorithm::parse(name)?;
-        let max_hops = topo.max_hops(alg);
-        out.insert(name.to_string(), check_graph(&net, &g, alg, VcScheme::HopIndex, max_hops).to_json(&net));
+        let key = (alg.path_class(), topo.max_hops(alg));
+        let report = match done.iter().find(|(k, _)| *k == key) {
+            Some((_, r)) => r.clone(),
+            None => {
+                let r = check_graph(&net, &g, alg, VcScheme::HopIndex, key.1).to_json(&net);
+                done.push((key, r.clone()));
+                r
+            }
+        };
+        out.insert(name.to_string(), report);
     }
     Ok(Value::Object(out))
 }

@@ -7,15 +7,17 @@
 //! dependency goes from a lower to a higher VC and no cycle can form
 //! (deadlock freedom by construction; VCs needed = longest path).
 
-use super::Algorithm;
+use super::{flow_hash, Algorithm, Biases, PathClass};
 use crate::network::{Network, NONE};
 use crate::packet::{Packet, FLAG_NONMINIMAL};
 use crate::rng::Rng;
 use crate::topology::Dragonfly;
 
-/// Picks the output channel of `pkt` at switch `s`, updating its routing state.
-/// `occupancy(ch)` estimates the bytes waiting for channel `ch` (UGAL).
+/// Picks the output channel of `pkt` at switch `s` under routing mode
+/// `alg`, updating its routing state. `occupancy(ch)` estimates the bytes
+/// waiting for channel `ch` (for the adaptive modes).
 #[inline]
+#[allow(clippy::too_many_arguments)]
 pub fn next_channel(
     alg: Algorithm,
     df: &Dragonfly,
@@ -23,51 +25,81 @@ pub fn next_channel(
     s: u32,
     pkt: &mut Packet,
     rng: &mut Rng,
-    ugal_threshold: f64,
+    biases: &Biases,
     occupancy: impl Fn(u32) -> u64,
 ) -> u32 {
     let minimal_so_far = pkt.flags & FLAG_NONMINIMAL == 0;
-    if pkt.hops == 0 && minimal_so_far && pkt.global_link == NONE {
-        match alg {
-            Algorithm::Minimal | Algorithm::MinimalAdaptive => {}
-            Algorithm::Valiant => {
-                set_intermediate(df, s, pkt, rng);
-            }
-            Algorithm::Ugal | Algorithm::Par => return ugal(df, net, s, pkt, rng, ugal_threshold, occupancy),
+    let at_source = pkt.hops == 0 && minimal_so_far && pkt.global_link == NONE;
+    if alg.hashed() {
+        // The same flow always draws the same choices.
+        let h = flow_hash(alg, pkt.src, pkt.dst, pkt.created);
+        if alg == Algorithm::NminHash && at_source {
+            set_intermediate(df, s, pkt, &mut Rng::new(h, 0));
         }
-    } else if alg == Algorithm::Par
+        return step(df, net, s, pkt, &mut Rng::new(h, 1 + s as u64));
+    }
+    let (n_min, n_nonmin) = candidates(alg);
+    if at_source {
+        if alg == Algorithm::Valiant {
+            set_intermediate(df, s, pkt, rng);
+        } else if n_min > 0 {
+            return choose_among(df, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, 0), occupancy);
+        }
+    } else if alg.path_class() == PathClass::Progressive
         && minimal_so_far
         && pkt.hops <= Algorithm::PAR_LAST_DECISION_HOP
         && df.group(s) == df.group(net.endpoint_switch[pkt.src as usize])
     {
-        // PAR: the packet went one local hop minimally; look again here.
+        // PAR / ADAPTIVE_1: one local hop taken minimally; look again here.
         pkt.global_link = NONE;
-        return ugal(df, net, s, pkt, rng, ugal_threshold, occupancy);
+        return choose_among(df, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, pkt.hops), occupancy);
     }
     step(df, net, s, pkt, rng)
 }
 
-/// UGAL-L at the source switch: compare queue x hops of the minimal path and
-/// of one random Valiant candidate.
-fn ugal(df: &Dragonfly, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, threshold: f64, occupancy: impl Fn(u32) -> u64) -> u32 {
-    let mut nonmin = *pkt;
-    if !set_intermediate(df, s, &mut nonmin, rng) {
-        return step(df, net, s, pkt, rng);
+/// Minimal and non-minimal candidates an adaptive mode compares.
+pub fn candidates(alg: Algorithm) -> (u32, u32) {
+    match alg {
+        Algorithm::Ugal | Algorithm::Par => (1, 1),
+        Algorithm::Slingshot | Algorithm::Adaptive(_) => (2, 2),
+        _ => (0, 0),
     }
-    let mut min = *pkt;
-    let ch_min = step(df, net, s, &mut min, rng);
-    let h_min = min_hops(df, s, pkt.dst_switch) as f64;
-    let ch_nm = step(df, net, s, &mut nonmin, rng);
-    let h_nm = valiant_hops_estimate(df, s, &nonmin) as f64;
-    let cost_min = occupancy(ch_min) as f64 * h_min;
-    let cost_nm = occupancy(ch_nm) as f64 * h_nm;
-    if cost_min <= cost_nm + threshold {
-        *pkt = min;
-        ch_min
-    } else {
-        *pkt = nonmin;
-        ch_nm
+}
+
+/// Evaluates `n_min` minimal and `n_nonmin` Valiant candidate paths from
+/// the source switch by (bytes waiting at their first output) x (path
+/// hops), plus `bias` on the non-minimal ones, and takes the cheapest;
+/// ties go to the minimal path (UGAL-L for 1 + 1, Slingshot and Aries
+/// adaptive routing for 2 + 2: paper 000 Sec. II-C, 004 Sec. 2.2).
+#[allow(clippy::too_many_arguments)]
+fn choose_among(
+    df: &Dragonfly,
+    net: &Network,
+    s: u32,
+    pkt: &mut Packet,
+    rng: &mut Rng,
+    n_min: u32,
+    n_nonmin: u32,
+    bias: f64,
+    occupancy: impl Fn(u32) -> u64,
+) -> u32 {
+    let mut best: Option<(f64, Packet, u32)> = None;
+    for i in 0..n_min + n_nonmin {
+        let nonmin = i >= n_min;
+        let mut cand = *pkt;
+        if nonmin && !set_intermediate(df, s, &mut cand, rng) {
+            continue;
+        }
+        let ch = step(df, net, s, &mut cand, rng);
+        let hops = if nonmin { valiant_hops_estimate(df, s, &cand) } else { min_hops(df, s, pkt.dst_switch) };
+        let cost = occupancy(ch) as f64 * hops as f64 + if nonmin { bias } else { 0.0 };
+        if best.as_ref().map_or(true, |(c, _, _)| cost < *c) {
+            best = Some((cost, cand, ch));
+        }
     }
+    let (_, cand, ch) = best.expect("a minimal candidate always exists");
+    *pkt = cand;
+    ch
 }
 
 /// Chooses a Valiant intermediate; false when none exists (then the packet

@@ -25,10 +25,45 @@ pub enum Algorithm {
     /// Shortest paths, choosing the least occupied next hop (on a fat tree:
     /// up/down routing with an adaptive choice among the up ports).
     MinimalAdaptive,
+    /// Slingshot adaptive routing (paper 000 Sec. II-C): at the source
+    /// switch, up to 4 candidate paths (2 minimal, 2 non-minimal), cost =
+    /// load x length, plus `routing.bias_bytes` on non-minimal paths.
+    Slingshot,
+    /// Aries ADAPTIVE_0..3 (paper 004 Sec. 2.2): 2 minimal + 2 non-minimal
+    /// candidates with no bias (0), a bias growing hop by hop (1: decided
+    /// at the source, reconsidered one hop later with more bias), a low
+    /// bias (2) or a high bias (3).
+    Adaptive(u8),
+    /// Always minimal, the path a hash of (source, destination, message).
+    MinHash,
+    /// Always non-minimal, intermediate and path a hash of the same.
+    NminHash,
+    /// Always minimal on one fixed path per node pair: delivers in order.
+    InOrder,
 }
 
+/// Every algorithm, in the order of [`NAMES`] (a packet carries its index).
+pub const ALL: [Algorithm; 13] = [
+    Algorithm::Minimal,
+    Algorithm::Valiant,
+    Algorithm::Ugal,
+    Algorithm::Par,
+    Algorithm::MinimalAdaptive,
+    Algorithm::Slingshot,
+    Algorithm::Adaptive(0),
+    Algorithm::Adaptive(1),
+    Algorithm::Adaptive(2),
+    Algorithm::Adaptive(3),
+    Algorithm::MinHash,
+    Algorithm::NminHash,
+    Algorithm::InOrder,
+];
+
 /// Names accepted in `routing.algorithm`.
-pub const NAMES: &[&str] = &["minimal", "valiant", "ugal", "par", "minimal-adaptive"];
+pub const NAMES: &[&str] = &[
+    "minimal", "valiant", "ugal", "par", "minimal-adaptive", "slingshot", "adaptive-0", "adaptive-1", "adaptive-2", "adaptive-3",
+    "min-hash", "nmin-hash", "in-order",
+];
 
 impl Algorithm {
     /// Parses `routing.algorithm`.
@@ -39,6 +74,14 @@ impl Algorithm {
             "ugal" => Ok(Algorithm::Ugal),
             "par" => Ok(Algorithm::Par),
             "minimal-adaptive" => Ok(Algorithm::MinimalAdaptive),
+            "slingshot" => Ok(Algorithm::Slingshot),
+            "adaptive-0" => Ok(Algorithm::Adaptive(0)),
+            "adaptive-1" => Ok(Algorithm::Adaptive(1)),
+            "adaptive-2" => Ok(Algorithm::Adaptive(2)),
+            "adaptive-3" => Ok(Algorithm::Adaptive(3)),
+            "min-hash" => Ok(Algorithm::MinHash),
+            "nmin-hash" => Ok(Algorithm::NminHash),
+            "in-order" => Ok(Algorithm::InOrder),
             other => Err(ConfigError::new(
                 "routing.algorithm",
                 format!("unknown routing algorithm {other:?}; choose one of: {}", NAMES.join(", ")),
@@ -49,11 +92,32 @@ impl Algorithm {
     /// Longest path in switch-to-switch hops on a 1D dragonfly, which is
     /// also the number of virtual channels the hop-indexed VC scheme needs.
     pub fn max_hops_dragonfly(self) -> u32 {
-        match self {
-            Algorithm::Minimal | Algorithm::MinimalAdaptive => 3,
-            Algorithm::Valiant | Algorithm::Ugal => 5,
-            Algorithm::Par => 6,
+        match self.path_class() {
+            PathClass::Minimal => 3,
+            PathClass::Valiant => 5,
+            PathClass::Progressive => 6,
         }
+    }
+
+    /// Which path lengths the algorithm can produce.
+    pub fn path_class(self) -> PathClass {
+        use Algorithm::*;
+        match self {
+            Minimal | MinimalAdaptive | MinHash | InOrder => PathClass::Minimal,
+            Valiant | Ugal | Slingshot | NminHash | Adaptive(0) | Adaptive(2) | Adaptive(3) => PathClass::Valiant,
+            Par | Adaptive(_) => PathClass::Progressive,
+        }
+    }
+
+    /// Compact code carried by every packet (its routing mode).
+    pub fn code(self) -> u8 {
+        ALL.iter().position(|&a| a == self).expect("every algorithm is listed") as u8
+    }
+
+    /// The algorithm of a packet's code.
+    #[inline]
+    pub fn from_code(code: u8) -> Algorithm {
+        ALL[code as usize]
     }
 
     /// Hops after which PAR no longer reconsiders (source switch and the next).
@@ -61,6 +125,85 @@ impl Algorithm {
 
     /// True for the algorithms that may take non-minimal paths.
     pub fn nonminimal(self) -> bool {
-        matches!(self, Algorithm::Valiant | Algorithm::Ugal | Algorithm::Par)
+        self.path_class() != PathClass::Minimal
+    }
+}
+
+/// Path lengths an algorithm produces, which set its VC budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathClass {
+    /// Shortest paths only.
+    Minimal,
+    /// Minimal or through one intermediate chosen at the source.
+    Valiant,
+    /// May turn non-minimal one hop after the source (PAR, ADAPTIVE_1).
+    Progressive,
+}
+
+/// Biases toward minimal paths, in byte-hops added to non-minimal costs.
+#[derive(Clone, Copy, Debug)]
+pub struct Biases {
+    pub ugal: f64,
+    pub slingshot: f64,
+    pub aries_low: f64,
+    pub aries_high: f64,
+}
+
+impl Biases {
+    /// Bias of an adaptive algorithm at a packet's hop count.
+    pub fn of(&self, alg: Algorithm, hops: u8) -> f64 {
+        match alg {
+            Algorithm::Ugal | Algorithm::Par => self.ugal,
+            Algorithm::Slingshot => self.slingshot,
+            Algorithm::Adaptive(0) => 0.0,
+            Algorithm::Adaptive(1) => {
+                if hops == 0 {
+                    self.aries_low
+                } else {
+                    self.aries_high
+                }
+            }
+            Algorithm::Adaptive(2) => self.aries_low,
+            _ => self.aries_high,
+        }
+    }
+}
+
+/// Seed of the hash-routed modes: a hash of the node pair, and of the
+/// message too for MIN_HASH and NMIN_HASH.
+#[inline]
+pub fn flow_hash(alg: Algorithm, src: u32, dst: u32, created: u64) -> u64 {
+    let mut h = (src as u64) << 32 | dst as u64;
+    if alg != Algorithm::InOrder {
+        h ^= created.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    h
+}
+
+impl Algorithm {
+    /// True for the modes that take their path from a flow hash.
+    pub fn hashed(self) -> bool {
+        matches!(self, Algorithm::MinHash | Algorithm::NminHash | Algorithm::InOrder)
+    }
+
+    /// True for the modes that compare candidate paths by load.
+    pub fn adaptive_candidates(self) -> bool {
+        matches!(self, Algorithm::Slingshot | Algorithm::Adaptive(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_codes_and_algorithms_agree() {
+        assert_eq!(NAMES.len(), ALL.len());
+        for (i, name) in NAMES.iter().enumerate() {
+            let a = Algorithm::parse(name).unwrap();
+            assert_eq!(a, ALL[i]);
+            assert_eq!(Algorithm::from_code(a.code()), a);
+        }
+        assert_eq!(Algorithm::parse("adaptive-9").unwrap_err().field, "routing.algorithm");
     }
 }

@@ -118,12 +118,12 @@ impl GraphTopology {
     /// are switches with endpoints) within twice it, and PAR may switch to a
     /// Valiant path one hop after the source.
     pub fn max_hops(&self, alg: crate::routing::Algorithm) -> u32 {
-        use crate::routing::Algorithm::*;
+        use crate::routing::PathClass;
         let d = self.diameter.max(1);
-        match alg {
-            Minimal | MinimalAdaptive => d,
-            Valiant | Ugal => 2 * d,
-            Par => 1 + self.first_hop_reach.max(d) + d,
+        match alg.path_class() {
+            PathClass::Minimal => d,
+            PathClass::Valiant => 2 * d,
+            PathClass::Progressive => 1 + self.first_hop_reach.max(d) + d,
         }
     }
 

@@ -58,3 +58,17 @@ class Simulation:
         """NIC counters per node (packets, flits, stalled time, cumulative latency)."""
     def flows_table(self) -> Dict[str, Column]:
         """One row per fixed-size flow, column name -> values."""
+    def timeline_table(self) -> Dict[str, Column]:
+        """Delivered throughput and mean latency per source and time bin."""
+    def send_message(
+        self,
+        src: int,
+        dst: int,
+        nbytes: int,
+        source: Optional[str] = None,
+        routing: Optional[str] = None,
+        traffic_class: Optional[str] = None,
+    ) -> int:
+        """Send one message now; routing/traffic_class apply to it alone. Returns its flow id."""
+    def flow_end_ns(self, flow: int) -> Optional[float]:
+        """Completion time (ns) of a flow or sent message, None while under way."""

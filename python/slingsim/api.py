@@ -107,6 +107,7 @@ class Simulation:
             links=table_from_columns(self._engine.links_table()),
             flows=table_from_columns(self._engine.flows_table()),
             nic=self.nic_counters(),
+            timeline=table_from_columns(self._engine.timeline_table()),
         )
 
     def nic_counters(self) -> "pa.Table":
@@ -114,6 +115,30 @@ class Simulation:
         flits sent, stalled time, cumulative packet latency; read them
         between ``run_until`` steps to steer a run."""
         return table_from_columns(self._engine.nic_counters_table())
+
+    def send(
+        self,
+        src: int,
+        dst: int,
+        nbytes: int,
+        source: Optional[str] = None,
+        routing: Optional[str] = None,
+        traffic_class: Optional[str] = None,
+    ) -> int:
+        """Send one message of ``nbytes`` from node ``src`` to node ``dst`` now.
+
+        ``routing`` (a ``routing.algorithm`` name) and ``traffic_class`` (a
+        ``[[classes]]`` name) apply to this message alone; ``source`` names
+        the traffic source it is counted under (default ``"api"``). Returns
+        a flow id for :meth:`flow_end_ns`; the message also appears in the
+        flows table. This is the per-message routing API the MPI layer and
+        application-aware routing use (paper 004).
+        """
+        return self._engine.send_message(int(src), int(dst), int(nbytes), source, routing, traffic_class)
+
+    def flow_end_ns(self, flow: int) -> Optional[float]:
+        """Completion time in ns of a sent message (or flow), None while under way."""
+        return self._engine.flow_end_ns(int(flow))
 
 
 def in_config_order(per_source: Dict[str, Any], cfg: Config) -> Dict[str, Any]:

@@ -25,8 +25,11 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
 PRESET_DIR = Path(__file__).parent / "configs"
 """Folder holding the preset TOML files (``configs/`` at the repo root links here)."""
 
-NAMED_LISTS = ("traffic", "job")
+NAMED_LISTS = ("traffic", "job", "classes")
 """Top-level arrays of tables whose entries carry a unique ``name``."""
+
+DROPPABLE_LISTS = ("traffic", "job")
+"""Named lists whose entries ``without`` may drop (sources and jobs, not classes)."""
 
 Config = Dict[str, Any]
 
@@ -196,14 +199,14 @@ def without(cfg: Config, names: Iterable[str]) -> Config:
     """A copy of ``cfg`` without the named traffic sources or jobs (an isolated baseline)."""
     result = name_entries(copy.deepcopy(cfg))
     for name in names:
-        for list_key in NAMED_LISTS:
+        for list_key in DROPPABLE_LISTS:
             entries = result.get(list_key) or []
             kept = [entry for entry in entries if entry.get("name") != name]
             if len(kept) != len(entries):
                 result[list_key] = kept
                 break
         else:
-            known = [e.get("name") for k in NAMED_LISTS for e in result.get(k) or []]
+            known = [e.get("name") for k in DROPPABLE_LISTS for e in result.get(k) or []]
             raise ConfigError(
                 f"without {name!r}: no traffic source or job of that name; "
                 f"known names: {', '.join(known) or '(none)'}"

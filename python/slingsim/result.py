@@ -8,7 +8,7 @@ from typing import Any, Dict, Mapping, Sequence, Union
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-TABLE_NAMES = ("packets", "links", "flows", "nic")
+TABLE_NAMES = ("packets", "links", "flows", "nic", "timeline")
 """Result tables, each written to ``<name>.parquet``."""
 
 
@@ -23,9 +23,10 @@ class Result:
     ``summary`` is the engine's summary dict plus ``wall_s`` (and
     ``build_s``) measured in Python; ``packets`` (sampled delivered packets),
     ``links`` (one row per unidirectional link), ``flows`` (one row per
-    fixed-size flow, with its NIC counters) and ``nic`` (NIC counters per
-    node, as on Cray Aries) are pyarrow tables; ``config`` is the resolved
-    config.
+    fixed-size flow, with its NIC counters), ``nic`` (NIC counters per
+    node, as on Cray Aries) and ``timeline`` (delivered throughput and
+    latency per source and time bin) are pyarrow tables; ``config`` is the
+    resolved config.
     """
 
     def __init__(
@@ -36,6 +37,7 @@ class Result:
         links: pa.Table,
         flows: pa.Table,
         nic: pa.Table,
+        timeline: pa.Table,
     ) -> None:
         self.summary = summary
         self.config = config
@@ -43,6 +45,7 @@ class Result:
         self.links = links
         self.flows = flows
         self.nic = nic
+        self.timeline = timeline
 
     def __repr__(self) -> str:
         s = self.summary

@@ -20,7 +20,126 @@ pub struct Config {
     pub routing: RoutingConfig,
     pub sim: SimConfig,
     pub cost: CostConfig,
+    pub congestion: CongestionConfig,
+    /// Traffic classes (MODEL.md Sec. 6); none given = one default class.
+    pub classes: Vec<ClassConfig>,
+    pub qos: QosConfig,
     pub traffic: Vec<TrafficConfig>,
+}
+
+/// Congestion control (MODEL.md Sec. 5); docs/congestion.md explains each
+/// default.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CongestionConfig {
+    /// `none` (back-pressure only), `dcqcn` or `slingshot`.
+    pub algorithm: String,
+    /// Slingshot: an egress edge port whose queue holds more than this is
+    /// congested; acks of packets leaving it carry congestion level 1, and
+    /// level 2 above twice this.
+    pub port_threshold_bytes: u64,
+    /// Slingshot: the smallest window a throttled endpoint pair keeps
+    /// (below one packet the pair sends a packet every few round trips).
+    pub min_window_bytes: u64,
+    /// Slingshot: window growth per round trip of clean acks.
+    pub additive_increase_bytes: u64,
+    /// Slingshot: largest window. A pair starts with its bandwidth-delay
+    /// product (NIC rate x zero-load round trip, plus one packet), enough
+    /// for line rate when uncongested, and never grows past this.
+    pub max_window_bytes: u64,
+    /// DCQCN: RED/ECN marking thresholds on a switch output queue and the
+    /// marking probability at `kmax_bytes` (the SIGCOMM'15 DCQCN paper's
+    /// values); the sender and receiver defaults below are those of
+    /// NVIDIA ConnectX RoCE adapters (docs/congestion.md).
+    pub kmin_bytes: u64,
+    pub kmax_bytes: u64,
+    pub pmax: f64,
+    /// DCQCN: alpha gain g.
+    pub g: f64,
+    /// DCQCN: at most one CNP per endpoint pair per interval.
+    pub cnp_interval_ns: f64,
+    /// DCQCN: alpha decay timer and rate-increase timer.
+    pub alpha_timer_ns: f64,
+    pub rate_timer_ns: f64,
+    /// DCQCN: bytes sent between byte-counter rate increases.
+    pub byte_counter_bytes: u64,
+    /// DCQCN: fast-recovery steps before additive increase.
+    pub fast_recovery_steps: u32,
+    /// DCQCN: additive and hyper increase steps.
+    pub rai_bps: f64,
+    pub rhai_bps: f64,
+    /// DCQCN: the rate never drops below this.
+    pub min_rate_bps: f64,
+}
+
+impl Default for CongestionConfig {
+    fn default() -> Self {
+        CongestionConfig {
+            algorithm: "none".into(),
+            port_threshold_bytes: 16_384,
+            min_window_bytes: 2_048,
+            additive_increase_bytes: 4_096,
+            max_window_bytes: 4 << 20,
+            kmin_bytes: 5_000,
+            kmax_bytes: 200_000,
+            pmax: 0.01,
+            g: 5.0 / 1024.0,
+            cnp_interval_ns: 4_000.0,
+            alpha_timer_ns: 1_000.0,
+            rate_timer_ns: 300_000.0,
+            byte_counter_bytes: 32_767,
+            fast_recovery_steps: 5,
+            rai_bps: 5e6,
+            rhai_bps: 50e6,
+            min_rate_bps: 1e6,
+        }
+    }
+}
+
+/// One traffic class (MODEL.md Sec. 6, paper 000 Sec. III-B).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClassConfig {
+    pub name: String,
+    /// DSCP code point that selects this class (0-63).
+    pub dscp: u32,
+    /// Higher is served first among classes under their minimum share.
+    pub priority: u32,
+    /// Guaranteed and maximum fractions of each link's bandwidth.
+    pub min_share: f64,
+    pub max_share: f64,
+    /// Ordered classes route deterministically (in-order delivery).
+    pub ordered: bool,
+    /// Lossy classes drop a packet that finds its output queue full
+    /// instead of waiting (no back-pressure).
+    pub lossy: bool,
+    /// Routing mode of the class's packets (default: the source's).
+    pub routing: Option<String>,
+    /// Minimal-path bias of the class (default: `routing.bias_bytes`).
+    pub bias_bytes: Option<f64>,
+}
+
+impl Default for ClassConfig {
+    fn default() -> Self {
+        ClassConfig { name: String::new(), dscp: 0, priority: 0, min_share: 0.0, max_share: 1.0, ordered: false, lossy: false, routing: None, bias_bytes: None }
+    }
+}
+
+/// Output arbitration between traffic classes.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct QosConfig {
+    /// Time constant of the moving average of each class's share of a link.
+    pub window_ns: f64,
+    /// A lossy class drops a packet whose output queue (its VC) already
+    /// holds this many bytes.
+    pub lossy_queue_bytes: u64,
+}
+
+impl Default for QosConfig {
+    fn default() -> Self {
+        QosConfig { window_ns: 2_000.0, lossy_queue_bytes: 32_768 }
+    }
 }
 
 /// Unit prices for the cost analytics (defaults: paper 003 Table 4, EDR).
@@ -126,11 +245,27 @@ pub struct NicConfig {
     /// Flit size for the NIC counters' flit counts (paper 004 Sec. 2.3):
     /// a packet of W wire bytes is ceil(W / flit_bytes) flits *(assumed 16)*.
     pub flit_bytes: u32,
+    /// Packets a NIC may have in the network before their end-to-end acks
+    /// return (0 = unlimited; Aries: 1024).
+    pub max_outstanding_packets: u32,
+    /// End-to-end retry: a packet lost to a failed link is sent again this
+    /// long after it was sent, at most `max_retries` times.
+    pub retry_timeout_ns: f64,
+    pub max_retries: u32,
 }
 
 impl Default for NicConfig {
     fn default() -> Self {
-        NicConfig { bandwidth_bps: 100e9, mtu_payload: 4096, frame: "roce".into(), rail_selection: "round-robin".into(), flit_bytes: 16 }
+        NicConfig {
+            bandwidth_bps: 100e9,
+            mtu_payload: 4096,
+            frame: "roce".into(),
+            rail_selection: "round-robin".into(),
+            flit_bytes: 16,
+            max_outstanding_packets: 0,
+            retry_timeout_ns: 10_000.0,
+            max_retries: 8,
+        }
     }
 }
 
@@ -153,6 +288,19 @@ pub struct LinkConfig {
     pub bit_error_rate: f64,
     /// Links running on fewer than 4 lanes: `[{switch, port, lanes}]`.
     pub degraded: Vec<DegradedLink>,
+    /// Links that fail: `[{switch, port, at_ns}]`; both directions drop
+    /// every packet from `at_ns` on.
+    pub failed: Vec<FailedLink>,
+}
+
+/// A cable that goes down at `at_ns` (both directions).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailedLink {
+    pub switch: u32,
+    pub port: u32,
+    #[serde(default)]
+    pub at_ns: f64,
 }
 
 /// A cable running on `lanes` of its 4 lanes (lane degrade, paper 002
@@ -176,6 +324,7 @@ impl Default for LinkConfig {
             global_bandwidth_bps: None,
             bit_error_rate: 0.0,
             degraded: Vec::new(),
+            failed: Vec::new(),
         }
     }
 }
@@ -240,6 +389,13 @@ pub struct SimConfig {
     pub max_time_ns: f64,
     pub watchdog_ns: f64,
     pub packet_sample_every: u32,
+    /// Width of the bins of the per-source delivery timeline.
+    pub timeline_bin_ns: f64,
+    /// After the measurement window, the run goes on (sources still
+    /// sending, unmeasured) until every measured packet injected in the
+    /// window is delivered, for at most this long (default: duration_ns).
+    /// Without it, latency would count only the packets that got through.
+    pub drain_ns: Option<f64>,
 }
 
 impl Default for SimConfig {
@@ -251,6 +407,8 @@ impl Default for SimConfig {
             max_time_ns: 10_000_000.0,
             watchdog_ns: 500_000.0,
             packet_sample_every: 16,
+            timeline_bin_ns: 1_000.0,
+            drain_ns: None,
         }
     }
 }
@@ -275,6 +433,11 @@ pub struct TrafficConfig {
     pub target: u32,
     /// Routing mode of this source's packets (default: `routing.algorithm`).
     pub routing: Option<String>,
+    /// Traffic class by name, or by DSCP code point (`dscp`).
+    pub class: Option<String>,
+    pub dscp: Option<u32>,
+    /// Bernoulli sources stop generating at this time.
+    pub stop_ns: Option<f64>,
 }
 
 impl Default for TrafficConfig {
@@ -292,6 +455,9 @@ impl Default for TrafficConfig {
             placement: "linear".into(),
             target: 0,
             routing: None,
+            class: None,
+            dscp: None,
+            stop_ns: None,
         }
     }
 }
@@ -357,6 +523,104 @@ impl Config {
         positive("sim.duration_ns", self.sim.duration_ns)?;
         positive("sim.max_time_ns", self.sim.max_time_ns)?;
         positive("sim.watchdog_ns", self.sim.watchdog_ns)?;
+        positive("sim.timeline_bin_ns", self.sim.timeline_bin_ns)?;
+        if let Some(d) = self.sim.drain_ns {
+            non_negative("sim.drain_ns", d)?;
+        }
+        positive("nic.retry_timeout_ns", self.nic.retry_timeout_ns)?;
+        for (i, f) in self.links.failed.iter().enumerate() {
+            non_negative(&format!("links.failed[{i}].at_ns"), f.at_ns)?;
+        }
+        self.check_congestion()?;
+        self.check_classes()
+    }
+
+    fn check_congestion(&self) -> Result<()> {
+        let c = &self.congestion;
+        if !["none", "dcqcn", "slingshot"].contains(&c.algorithm.as_str()) {
+            return Err(ConfigError::new(
+                "congestion.algorithm",
+                format!("unknown congestion control {:?}; use \"none\", \"dcqcn\" or \"slingshot\"", c.algorithm),
+            ));
+        }
+        if c.min_window_bytes == 0 {
+            return Err(ConfigError::new("congestion.min_window_bytes", "must be at least 1 byte"));
+        }
+        if c.max_window_bytes < c.min_window_bytes {
+            return Err(ConfigError::new("congestion.max_window_bytes", "must be at least congestion.min_window_bytes"));
+        }
+        if c.port_threshold_bytes == 0 {
+            return Err(ConfigError::new("congestion.port_threshold_bytes", "must be at least 1 byte"));
+        }
+        if c.kmax_bytes <= c.kmin_bytes {
+            return Err(ConfigError::new("congestion.kmax_bytes", format!("must exceed congestion.kmin_bytes ({})", c.kmin_bytes)));
+        }
+        if !(c.pmax > 0.0 && c.pmax <= 1.0) {
+            return Err(ConfigError::new("congestion.pmax", format!("a marking probability in (0, 1], got {}", c.pmax)));
+        }
+        if !(c.g > 0.0 && c.g < 1.0) {
+            return Err(ConfigError::new("congestion.g", format!("alpha gain must be in (0, 1), got {}", c.g)));
+        }
+        for (k, v) in [
+            ("congestion.cnp_interval_ns", c.cnp_interval_ns),
+            ("congestion.alpha_timer_ns", c.alpha_timer_ns),
+            ("congestion.rate_timer_ns", c.rate_timer_ns),
+            ("congestion.rai_bps", c.rai_bps),
+            ("congestion.rhai_bps", c.rhai_bps),
+            ("congestion.min_rate_bps", c.min_rate_bps),
+        ] {
+            positive(k, v)?;
+        }
+        if c.byte_counter_bytes == 0 {
+            return Err(ConfigError::new("congestion.byte_counter_bytes", "must be at least 1 byte"));
+        }
+        Ok(())
+    }
+
+    fn check_classes(&self) -> Result<()> {
+        positive("qos.window_ns", self.qos.window_ns)?;
+        if self.classes.len() > 8 {
+            return Err(ConfigError::new("classes", format!("at most 8 traffic classes (Rosetta has 8), got {}", self.classes.len())));
+        }
+        let mut min_sum = 0.0;
+        for (i, c) in self.classes.iter().enumerate() {
+            let f = format!("classes[{i}]");
+            if c.name.is_empty() {
+                return Err(ConfigError::new(format!("{f}.name"), "every traffic class needs a name"));
+            }
+            if self.classes[..i].iter().any(|o| o.name == c.name) {
+                return Err(ConfigError::new(format!("{f}.name"), format!("duplicate class name {:?}", c.name)));
+            }
+            if c.dscp > 63 {
+                return Err(ConfigError::new(format!("{f}.dscp"), format!("DSCP is 6 bits (0-63), got {}", c.dscp)));
+            }
+            if self.classes[..i].iter().any(|o| o.dscp == c.dscp) {
+                return Err(ConfigError::new(format!("{f}.dscp"), format!("DSCP {} already selects another class; give each class its own", c.dscp)));
+            }
+            if !(0.0..=1.0).contains(&c.min_share) {
+                return Err(ConfigError::new(format!("{f}.min_share"), format!("a fraction in [0, 1], got {}", c.min_share)));
+            }
+            if !(c.max_share > 0.0 && c.max_share <= 1.0) || c.max_share < c.min_share {
+                return Err(ConfigError::new(format!("{f}.max_share"), format!("a fraction in (0, 1] no smaller than min_share, got {}", c.max_share)));
+            }
+            if let Some(b) = c.bias_bytes {
+                non_negative(&format!("{f}.bias_bytes"), b)?;
+            }
+            min_sum += c.min_share;
+        }
+        if min_sum > 1.0 + 1e-9 {
+            return Err(ConfigError::new("classes", format!("minimum shares add up to {min_sum}, more than the whole link; lower some min_share")));
+        }
+        for (i, t) in self.traffic.iter().enumerate() {
+            if let Some(s) = t.stop_ns {
+                if !(s.is_finite() && s > t.start_ns) {
+                    return Err(ConfigError::new(format!("traffic[{i}].stop_ns"), format!("must be after start_ns ({}), got {s}", t.start_ns)));
+                }
+            }
+            if t.class.is_some() && t.dscp.is_some() {
+                return Err(ConfigError::new(format!("traffic[{i}].dscp"), "give the class by name (class) or by DSCP (dscp), not both"));
+            }
+        }
         Ok(())
     }
 }

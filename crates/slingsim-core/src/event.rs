@@ -17,6 +17,13 @@ pub enum Event {
     StartFlows(u16),
     /// Periodic deadlock check.
     Watchdog,
+    /// An end-to-end ack or CNP reaches its source NIC (index into the
+    /// simulation's pending acks).
+    Ack(u32),
+    /// The NIC's end-to-end retry timer for a lost packet expires.
+    Retry(u32),
+    /// The measurement window closes.
+    WindowEnd,
 }
 
 impl Event {
@@ -28,6 +35,9 @@ impl Event {
             Event::Generate { source, member } => (2 << 60) | ((source as u64) << 32) | member as u64,
             Event::StartFlows(s) => (3 << 60) | s as u64,
             Event::Watchdog => 4 << 60,
+            Event::Ack(a) => (5 << 60) | a as u64,
+            Event::Retry(h) => (6 << 60) | h as u64,
+            Event::WindowEnd => 7 << 60,
         }
     }
 
@@ -38,6 +48,9 @@ impl Event {
             1 => Event::TryOutput(x as u32),
             2 => Event::Generate { source: (x >> 32) as u16, member: x as u32 },
             3 => Event::StartFlows(x as u16),
+            5 => Event::Ack(x as u32),
+            6 => Event::Retry(x as u32),
+            7 => Event::WindowEnd,
             _ => Event::Watchdog,
         }
     }

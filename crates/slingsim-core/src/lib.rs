@@ -21,6 +21,7 @@
 //! ```
 
 pub mod config;
+pub mod congestion;
 pub mod engine;
 pub mod error;
 pub mod event;
@@ -28,6 +29,7 @@ pub mod metrics;
 pub mod network;
 pub mod nic;
 pub mod packet;
+pub mod qos;
 pub mod rng;
 pub mod routing;
 pub mod table;

@@ -60,6 +60,11 @@ impl Histogram {
         self.n
     }
 
+    /// Exact sum of the values.
+    pub fn sum(&self) -> u128 {
+        self.sum
+    }
+
     /// Exact mean (0 when empty).
     pub fn mean(&self) -> f64 {
         if self.n == 0 {
@@ -142,6 +147,10 @@ pub struct SourceStats {
     pub fct: Histogram,
     pub flows: u64,
     pub flows_done: u64,
+    /// Payload bytes lost (lossy-class drops, end-to-end retries exhausted).
+    pub lost_bytes: u64,
+    /// Congestion signals (marked acks, CNPs) its packets brought back.
+    pub congestion_signals: u64,
 }
 
 impl SourceStats {
@@ -156,6 +165,8 @@ impl SourceStats {
         self.hops_sum += o.hops_sum;
         self.measured += o.measured;
         self.nonminimal += o.nonminimal;
+        self.lost_bytes += o.lost_bytes;
+        self.congestion_signals += o.congestion_signals;
         self.fct.merge(&o.fct);
         self.flows += o.flows;
         self.flows_done += o.flows_done;

@@ -88,6 +88,20 @@ impl Network {
         self.port_channel[(self.port_base[s as usize] + port) as usize]
     }
 
+    /// Output channel of a cabled port named in a config entry `field`
+    /// (`links.degraded[i]`, `links.failed[i]`), or an error naming the key.
+    pub fn cabled_port(&self, field: &str, s: u32, port: u32) -> crate::error::Result<u32> {
+        use crate::error::ConfigError;
+        if s as usize >= self.switches() {
+            return Err(ConfigError::new(format!("{field}.switch"), format!("switch {s} does not exist (the network has {})", self.switches())));
+        }
+        let ports = self.port_base.get(s as usize + 1).map_or(self.port_channel.len() as u32, |&b| b) - self.port_base[s as usize];
+        if port >= ports || self.out_channel(s, port) == NONE {
+            return Err(ConfigError::new(format!("{field}.port"), format!("port {port} of switch {s} is not cabled")));
+        }
+        Ok(self.out_channel(s, port))
+    }
+
     /// Endpoint of rail `rail` of node `node`.
     #[inline]
     pub fn endpoint_of(&self, node: u32, rail: u32) -> u32 {

@@ -10,6 +10,8 @@ pub const FLAG_NONMINIMAL: u8 = 1;
 pub const FLAG_MEASURED: u8 = 2;
 /// The source-switch routing decision has been made.
 pub const FLAG_ROUTED: u8 = 4;
+/// A switch output marked the packet's ECN bit (DCQCN).
+pub const FLAG_ECN: u8 = 8;
 
 /// One packet in flight. It carries its routing state, so switches keep
 /// no per-flow tables.
@@ -29,6 +31,16 @@ pub struct Packet {
     /// Routing mode ([`crate::routing::Algorithm::code`]).
     pub alg: u8,
     pub flags: u8,
+    /// Traffic class index.
+    pub class: u8,
+    /// Congestion level an egress edge port marked (Slingshot congestion
+    /// control; 0 = clear), the sources feeding that port, and how often
+    /// end-to-end retry has resent the packet.
+    pub mark: u8,
+    pub retries: u8,
+    pub mark_flows: u16,
+    /// Zero-load latency of the path so far (links and switches): an end-to-end ack takes this long back.
+    pub path_ps: u32,
     /// Channel the packet is queued at or travelling on, and its virtual channel.
     pub ch: u32,
     pub vc: u8,
@@ -64,6 +76,11 @@ impl Packet {
             hops: 0,
             alg: 0,
             flags: 0,
+            class: 0,
+            mark: 0,
+            retries: 0,
+            mark_flows: 0,
+            path_ps: 0,
             ch: NONE,
             vc: 0,
             in_vc: 0,

@@ -36,7 +36,8 @@ fn every_family_routing_and_pattern_runs_clean() {
                 sim.run();
                 let s = sim.summary();
                 let what = format!("{name}/{alg}/{pattern}");
-                assert_eq!(s["end_reason"], "time_limit", "{what}: {}", s["deadlock"]);
+                // Saturated runs may end with measured packets still queued (drain limit).
+                assert!(s["end_reason"] == "time_limit" || s["end_reason"] == "drain_limit", "{what}: {} {}", s["end_reason"], s["deadlock"]);
                 assert_eq!(s["bytes_conserved"], true, "{what}");
                 assert!(s["packets_delivered"].as_u64().unwrap() > 0, "{what}");
                 if ["minimal", "minimal-adaptive", "min-hash", "in-order"].contains(&alg) {

@@ -54,6 +54,7 @@ fn bytes_are_conserved_mid_run() {
     let mut cfg = small_dragonfly();
     cfg["traffic"] = json!([{"name": "u", "pattern": "uniform", "load": 0.9}]);
     cfg["routing"] = json!({"algorithm": "ugal"});
+    cfg["sim"]["drain_ns"] = json!(0); // stop at the window's end, packets still everywhere
     let s = run(&cfg);
     assert_eq!(s["bytes_conserved"], true, "{s}");
     assert!(s["bytes_in_flight"].as_u64().unwrap() > 0, "a loaded network holds packets at the end");
@@ -153,7 +154,8 @@ fn par_beats_minimal_on_adversarial_traffic() {
         cfg["routing"] = json!({"algorithm": alg});
         let s = run(cfg);
         assert_eq!(s["bytes_conserved"], true);
-        assert_eq!(s["end_reason"], "time_limit");
+        // Minimal routing saturates below the offered load: its measured packets may not all drain.
+        assert!(s["end_reason"] == "time_limit" || s["end_reason"] == "drain_limit", "{}", s["end_reason"]);
         (s["accepted_load"].as_f64().unwrap(), s["nonminimal_fraction"].as_f64().unwrap())
     };
     let (min, _) = accepted("minimal", &mut cfg);

@@ -125,6 +125,24 @@ impl Simulation {
         table_to_dict(py, &self.inner.nic_counters_table())
     }
 
+    /// Delivered throughput and latency per source and time bin, column name -> values.
+    fn timeline_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        table_to_dict(py, &self.inner.timeline_table())
+    }
+
+    /// Sends one message now from node src to node dst; routing and
+    /// traffic_class choose the mode and class for this message alone.
+    /// Returns its flow id.
+    #[pyo3(signature = (src, dst, nbytes, source=None, routing=None, traffic_class=None))]
+    fn send_message(&mut self, src: u32, dst: u32, nbytes: u64, source: Option<&str>, routing: Option<&str>, traffic_class: Option<&str>) -> PyResult<u32> {
+        self.inner.send_message(src, dst, nbytes, source, routing, traffic_class).map_err(value_error)
+    }
+
+    /// Completion time (ns) of a flow or sent message, None while under way.
+    fn flow_end_ns(&self, flow: u32) -> Option<f64> {
+        self.inner.flow_end(flow).map(ps_to_ns)
+    }
+
     /// One row per fixed-size flow, column name -> values.
     fn flows_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         table_to_dict(py, &self.inner.flows_table())

@@ -11,8 +11,19 @@ impl Simulation {
         let p = *self.pool.get(h);
         self.pool.free(h);
         let t = p.tail;
+        if self.acks_needed || p.flags & crate::packet::FLAG_ECN != 0 {
+            self.send_acks(&p, t);
+        }
+        let bin = (t / self.timeline_bin) as usize;
+        let line = &mut self.timeline[p.source as usize];
+        if line.len() <= bin {
+            line.resize(bin + 1, Default::default());
+        }
+        line[bin].wire += p.wire as u64;
+        line[bin].packets += 1;
+        line[bin].latency_ps += t - p.created;
         let st = &mut self.stats[p.source as usize];
-        if t >= self.warmup && t <= self.end {
+        if t >= self.warmup && t <= self.window_end {
             st.accepted_wire += p.wire as u64;
         }
         st.packets_delivered += 1;
@@ -20,6 +31,13 @@ impl Simulation {
         self.packets_delivered += 1;
         self.bytes_delivered += p.payload as u64;
         if p.flags & FLAG_MEASURED != 0 {
+            if p.injected < self.window_end {
+                self.measured_outstanding -= 1;
+                if self.measured_outstanding == 0 && self.now >= self.window_end {
+                    self.check_drained();
+                }
+            }
+            let st = &mut self.stats[p.source as usize];
             st.latency.record(t - p.created);
             st.network_latency.record(t - p.injected);
             st.hops_sum += p.hops as u64;
@@ -70,7 +88,7 @@ impl Simulation {
         }
     }
 
-    fn complete_flow(&mut self, flow: u32, t: u64) {
+    pub(crate) fn complete_flow(&mut self, flow: u32, t: u64) {
         let f = &mut self.flows[flow as usize];
         f.end = t;
         let st = &mut self.stats[f.source as usize];

@@ -26,7 +26,7 @@ impl Simulation {
                         // Random phase inside the first gap so nodes do not start in lockstep.
                         let gap = self.next_gap(s);
                         let at = start + (gap * self.source_rng[s].unit()) as Ps;
-                        if at < self.end {
+                        if at < self.end && at < self.sources[s].stop_ps {
                             self.events.push(at, Event::Generate { source: s as u16, member: m });
                         }
                     }
@@ -47,14 +47,14 @@ impl Simulation {
         let rng = &mut self.source_rng[si];
         if let Some(d) = src.pattern.destination(member, src.groups[member as usize], n, rng) {
             let (a, b) = (src.nodes[member as usize], src.nodes[d as usize]);
-            self.enqueue_message(a, b, bytes, s, NONE);
-            if self.now >= self.warmup {
+            self.enqueue_message(a, b, bytes, s, NONE, self.source_alg[si].code(), self.source_class[si]);
+            if self.in_window(self.now) {
                 self.stats[si].offered_wire += self.source_msg_wire[si];
             }
         }
         let gap = self.next_gap(si);
         let next = self.now + gap.max(1.0) as Ps;
-        if next < self.end {
+        if next < self.end && next < self.sources[si].stop_ps {
             self.events.push(next, Event::Generate { source: s, member });
         }
     }
@@ -89,11 +89,11 @@ impl Simulation {
                 };
                 let (a, b) = (src.nodes[member as usize], src.nodes[d as usize]);
                 let flow = self.flows.len() as u32;
-                self.flows.push(FlowRecord { source: s, src_node: a, dst_node: b, bytes, start: self.now, end: NEVER, counters: Default::default(), last_injected: 0, out_of_order: 0 });
+                self.flows.push(FlowRecord::new(s, a, b, bytes, self.now));
                 self.flows_pending += 1;
                 self.stats[si].flows += 1;
                 self.stats[si].offered_wire += self.source_msg_wire[si];
-                self.enqueue_message(a, b, bytes, s, flow);
+                self.enqueue_message(a, b, bytes, s, flow, self.source_alg[si].code(), self.source_class[si]);
             }
         }
         if self.flows_pending == 0 && !self.has_bernoulli && self.sources.iter().all(|x| matches!(x.injection, Injection::Flows { .. })) {
@@ -105,12 +105,14 @@ impl Simulation {
         }
     }
 
-    /// Queues a message from node `a` to node `b` on the next rail of `a`.
-    pub(crate) fn enqueue_message(&mut self, a: u32, b: u32, bytes: u64, source: u16, flow: u32) {
+    /// Queues a message from node `a` to node `b` on the next rail of `a`,
+    /// its packets routed by mode `alg` ([`crate::routing::Algorithm::code`]) in class `class`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn enqueue_message(&mut self, a: u32, b: u32, bytes: u64, source: u16, flow: u32, alg: u8, class: u8) {
         let rail = self.choose_rail(a, b);
         let src = self.net.endpoint_of(a, rail);
         let dst = self.net.endpoint_of(b, rail);
-        let m = Message { src, dst, source, measured: self.now >= self.warmup, to_send: bytes, to_deliver: bytes, created: self.now, flow };
+        let m = Message { src, dst, source, measured: self.in_window(self.now), to_send: bytes, to_deliver: bytes, created: self.now, flow, alg, class };
         let id = match self.free_messages.pop() {
             Some(i) => {
                 self.messages[i as usize] = m;
@@ -178,27 +180,124 @@ impl Simulation {
         std::iter::once(&mut self.nic_counters[e as usize]).chain(flow_counters)
     }
 
-    /// The NIC of endpoint `e` sends the next packet of its head message
-    /// on its injection channel `ch`, if the switch has buffer space.
+    /// The NIC of endpoint `e` sends its next packet on its injection
+    /// channel `ch`, if the switch has buffer space for it (and, with
+    /// traffic classes, congestion control or an outstanding-packet limit,
+    /// if those let it: see [`Simulation::nic_pick`]).
     pub(crate) fn nic_send(&mut self, e: u32, ch: u32) {
         let next_return = self.absorb_credits(ch);
-        let Some(&m) = self.nic_queue[e as usize].front() else { return };
-        let msg = self.messages[m as usize];
-        let payload = msg.to_send.min(self.mtu as u64) as u32;
-        let wire = self.frame.wire_bytes(payload);
-        let n = self.n_vcs;
-        if self.credits[ch as usize * n] < wire as i64 {
-            // Ready but held back by back-pressure: the stall counter runs.
-            if self.stalled_since[e as usize] == NEVER {
-                self.stalled_since[e as usize] = self.now;
+        if self.nic_scan {
+            if !self.nic_retry[e as usize].is_empty() && self.nic_resend(e, ch, next_return) {
+                return;
             }
-            if next_return != NEVER {
-                self.schedule_try(ch, next_return);
-            } else {
-                self.tx[ch as usize].waiting_credit = true;
+            if let Some(i) = self.nic_pick(e, ch, next_return) {
+                self.send_from_message(e, ch, i);
             }
             return;
         }
+        let Some(&m) = self.nic_queue[e as usize].front() else { return };
+        let msg = self.messages[m as usize];
+        let wire = self.frame.wire_bytes(msg.to_send.min(self.mtu as u64) as u32);
+        if self.credits[ch as usize * self.n_vcs] < wire as i64 {
+            self.nic_stalled(e, ch, next_return);
+            return;
+        }
+        self.send_from_message(e, ch, 0);
+    }
+
+    /// The NIC's head packet is held back by back-pressure: the stall
+    /// counter runs until a credit return wakes it.
+    fn nic_stalled(&mut self, e: u32, ch: u32, next_return: Ps) {
+        if self.stalled_since[e as usize] == NEVER {
+            self.stalled_since[e as usize] = self.now;
+        }
+        if next_return != NEVER {
+            self.schedule_try(ch, next_return);
+        } else {
+            self.tx[ch as usize].waiting_credit = true;
+        }
+    }
+
+    /// Index in the NIC queue of the first message whose next packet may
+    /// leave now: its class has credits at the switch, and congestion
+    /// control lets its endpoint pair send. Messages to a congested
+    /// endpoint wait here, at the ingress, while others pass them. None
+    /// (and a wake-up arranged) if no message may send.
+    fn nic_pick(&mut self, e: u32, ch: u32, next_return: Ps) -> Option<usize> {
+        /// Messages looked at per attempt.
+        const SCAN: usize = 64;
+        let now = self.now;
+        if self.max_outstanding > 0 && self.outstanding[e as usize] >= self.max_outstanding {
+            self.waiting_ack[e as usize] = true;
+            return None;
+        }
+        let (mut wake, mut credit_blocked, mut head_credit_blocked, mut ack_blocked) = (NEVER, false, false, false);
+        let queue = &self.nic_queue[e as usize];
+        let mut chosen = None;
+        for (i, &m) in queue.iter().enumerate().take(SCAN) {
+            let msg = &self.messages[m as usize];
+            let wire = self.frame.wire_bytes(msg.to_send.min(self.mtu as u64) as u32);
+            let vc = msg.class as usize * self.hop_vcs;
+            if self.credits[ch as usize * self.n_vcs + vc] < wire as i64 {
+                credit_blocked = true;
+                head_credit_blocked |= i == 0;
+                continue;
+            }
+            let key = crate::congestion::pair_key(msg.src, msg.dst);
+            match self.cc.algorithm {
+                crate::congestion::Algorithm::Slingshot => {
+                    if let Some(st) = self.pairs.get(&key) {
+                        if !st.window_allows(wire, now) {
+                            if st.in_flight == 0 {
+                                wake = wake.min(st.next_send); // paced below one packet per round trip
+                            } else {
+                                ack_blocked = true;
+                            }
+                            continue;
+                        }
+                    }
+                }
+                crate::congestion::Algorithm::Dcqcn => {
+                    if let Some(st) = self.pairs.get_mut(&key) {
+                        st.dcqcn_refresh(&self.cc, now);
+                        if st.next_send > now {
+                            wake = wake.min(st.next_send);
+                            continue;
+                        }
+                    }
+                }
+                crate::congestion::Algorithm::None => {}
+            }
+            chosen = Some(i);
+            break;
+        }
+        if chosen.is_some() {
+            return chosen;
+        }
+        if head_credit_blocked {
+            self.nic_stalled(e, ch, next_return);
+        } else if credit_blocked {
+            if next_return != NEVER {
+                wake = wake.min(next_return);
+            } else {
+                self.tx[ch as usize].waiting_credit = true;
+            }
+        }
+        if ack_blocked {
+            self.waiting_ack[e as usize] = true;
+        }
+        if wake != NEVER {
+            self.schedule_try(ch, wake);
+        }
+        None
+    }
+
+    /// Sends the next packet of the message at index `i` of NIC `e`'s queue.
+    fn send_from_message(&mut self, e: u32, ch: u32, i: usize) {
+        let m = self.nic_queue[e as usize][i];
+        let msg = self.messages[m as usize];
+        let payload = msg.to_send.min(self.mtu as u64) as u32;
+        let wire = self.frame.wire_bytes(payload);
         let now = self.now;
         let stalled = match self.stalled_since[e as usize] {
             NEVER => 0,
@@ -211,41 +310,69 @@ impl Simulation {
             c.flits += flits;
             c.stalled_ps += stalled;
         }
-        let (rate, latency) = (self.tx[ch as usize].rate, self.tx[ch as usize].latency);
-        let ser = rate.serialize(wire as u64);
-        let retry = self.link_retry_delay(ch, wire, ser);
         let tracked = if msg.flow == NONE { NONE } else { m };
         let mut p = Packet::new(msg.src, msg.dst, self.net.endpoint_switch[msg.dst as usize], tracked, msg.source);
         p.payload = payload;
         p.wire = wire;
-        p.alg = self.source_alg[msg.source as usize].code();
+        p.alg = msg.alg;
+        p.class = msg.class;
         p.created = msg.created;
         p.injected = now;
-        p.ch = ch;
-        p.tail = now + ser + retry + latency;
         if msg.measured {
             p.flags |= FLAG_MEASURED;
+            if now < self.window_end {
+                self.measured_outstanding += 1;
+            }
+        }
+        if self.nic_scan {
+            self.cc_on_send(msg.src, msg.dst, wire);
         }
         let h = self.pool.alloc(p);
-        self.events.push(now + retry + latency, Event::Arrive(h));
-        self.credits[ch as usize * n] -= wire as i64;
-        self.tx[ch as usize].busy_until = now + ser + retry;
-        self.account_busy(ch, now, ser + retry, wire);
+        self.inject(h, ch);
         self.packets_injected += 1;
         self.bytes_injected += payload as u64;
         self.nic_backlog[e as usize] -= payload as u64;
         let left = msg.to_send - payload as u64;
         self.messages[m as usize].to_send = left;
         if left == 0 {
-            self.nic_queue[e as usize].pop_front();
+            self.nic_queue[e as usize].remove(i);
             if msg.flow == NONE {
                 // Nothing waits for this message's completion: free it now so
                 // delivery need not touch it.
                 self.free_messages.push(m);
             }
         }
-        if !self.nic_queue[e as usize].is_empty() {
-            self.schedule_try(ch, now + ser + retry);
+        self.nic_next(e, ch);
+    }
+
+    /// Puts packet `h` on NIC `e`'s injection channel `ch` now.
+    pub(crate) fn inject(&mut self, h: u32, ch: u32) {
+        let now = self.now;
+        let (rate, latency) = (self.tx[ch as usize].rate, self.tx[ch as usize].latency);
+        let (wire, class) = {
+            let p = self.pool.get(h);
+            (p.wire, p.class)
+        };
+        let ser = rate.serialize(wire as u64);
+        let retry = self.link_retry_delay(ch, wire, ser);
+        let p = self.pool.get_mut(h);
+        p.ch = ch;
+        p.vc = (class as usize * self.hop_vcs) as u8;
+        p.tail = now + ser + retry + latency;
+        p.path_ps = latency as u32;
+        let vc = p.vc as usize;
+        self.events.push(now + retry + latency, Event::Arrive(h));
+        self.credits[ch as usize * self.n_vcs + vc] -= wire as i64;
+        self.tx[ch as usize].busy_until = now + ser + retry;
+        self.account_busy(ch, now, ser + retry, wire);
+    }
+
+    /// After a packet left NIC `e` on `ch`: try again when the link frees,
+    /// if anything is left to send.
+    pub(crate) fn nic_next(&mut self, e: u32, ch: u32) {
+        if !self.nic_queue[e as usize].is_empty() || !self.nic_retry[e as usize].is_empty() {
+            let at = self.tx[ch as usize].busy_until;
+            self.schedule_try(ch, at);
         }
     }
 }

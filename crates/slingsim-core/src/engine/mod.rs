@@ -12,6 +12,8 @@
 //! that space returns to the upstream transmitter as credits one link
 //! latency after the packet's tail has left.
 
+mod api;
+mod congestion;
 mod delivery;
 mod injection;
 mod report;
@@ -39,8 +41,12 @@ pub(crate) const NEVER: Ps = u64::MAX;
 /// Why a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EndReason {
-    /// The measurement window (warmup + duration) is over.
+    /// The measurement window (warmup + duration) is over and every
+    /// measured packet has been delivered.
     TimeLimit,
+    /// The window is over but measured packets were still in the network
+    /// when the drain time (`sim.drain_ns`) ran out.
+    DrainLimit,
     /// Only flows ran and all completed.
     FlowsDone,
     /// Flows did not complete before `sim.max_time_ns`.
@@ -56,6 +62,7 @@ impl EndReason {
     pub fn name(self) -> &'static str {
         match self {
             EndReason::TimeLimit => "time_limit",
+            EndReason::DrainLimit => "drain_limit",
             EndReason::FlowsDone => "flows_done",
             EndReason::MaxTime => "max_time",
             EndReason::Deadlock => "deadlock",
@@ -92,6 +99,9 @@ pub(crate) struct Transmitter {
     pub latency: Ps,
     /// Packets replayed by link-level retry.
     pub replays: u64,
+    /// When the link fails (NEVER if it does not): packets sent on it from
+    /// then on are lost.
+    pub fail_at: Ps,
 }
 
 /// Buffer space travelling back to a transmitter.
@@ -113,6 +123,9 @@ pub(crate) struct Message {
     pub to_deliver: u64,
     pub created: Ps,
     pub flow: u32,
+    /// Routing mode and traffic class of the message's packets.
+    pub alg: u8,
+    pub class: u8,
 }
 
 /// One fixed-size flow, its completion and its NIC counters.
@@ -129,6 +142,15 @@ pub(crate) struct FlowRecord {
     /// packets that arrived after a later-injected one (reordering).
     pub last_injected: Ps,
     pub out_of_order: u64,
+    /// Payload bytes lost (lossy class drops, retries exhausted).
+    pub lost_bytes: u64,
+}
+
+impl FlowRecord {
+    /// A flow of `bytes` from node `src` to node `dst`, started at `start`.
+    pub(crate) fn new(source: u16, src: u32, dst: u32, bytes: u64, start: Ps) -> FlowRecord {
+        FlowRecord { source, src_node: src, dst_node: dst, bytes, start, end: NEVER, counters: NicCounters::default(), last_injected: 0, out_of_order: 0, lost_bytes: 0 }
+    }
 }
 
 /// Counters of a NIC as on Cray Aries (paper 004 Sec. 2.3), kept per
@@ -159,6 +181,31 @@ pub(crate) struct PacketSample {
     pub nonminimal: bool,
 }
 
+/// An end-to-end ack (or a DCQCN CNP) on its way back to the source NIC.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ack {
+    pub src: u32,
+    pub dst: u32,
+    pub wire: u32,
+    /// Congestion level and contributing flows marked at the egress port.
+    pub level: u8,
+    pub flows: u16,
+    /// Round trip of the packet's path at zero load.
+    pub rtt: Ps,
+    /// A CNP (DCQCN) rather than an ack.
+    pub cnp: bool,
+    /// Traffic source of the packet acked.
+    pub source: u16,
+}
+
+/// Delivered wire bytes and latency of one source in one timeline bin.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TimelineBin {
+    pub wire: u64,
+    pub packets: u64,
+    pub latency_ps: u64,
+}
+
 /// One simulation of a network under synthetic traffic.
 pub struct Simulation {
     pub(crate) cfg: Config,
@@ -166,17 +213,67 @@ pub struct Simulation {
     pub(crate) net: Network,
     pub(crate) frame: Frame,
     pub(crate) mtu: u32,
+    /// Virtual channels per port: `hop_vcs` per traffic class.
     pub(crate) n_vcs: usize,
+    pub(crate) hop_vcs: usize,
+    pub(crate) classes: Vec<crate::qos::TrafficClass>,
+    pub(crate) class_biases: Vec<crate::routing::Biases>,
+    pub(crate) share: crate::qos::ShareMeter,
+    pub(crate) any_lossy: bool,
+    pub(crate) lossy_queue_bytes: u64,
+    /// Traffic class of each traffic source.
+    pub(crate) source_class: Vec<u8>,
+    /// Congestion control and its per endpoint-pair state.
+    pub(crate) cc: crate::congestion::Params,
+    pub(crate) pairs: crate::congestion::IntMap<crate::congestion::PairState>,
+    pub(crate) cc_rng: Rng,
+    /// Slingshot: packets queued at each egress edge port per source
+    /// endpoint, and the number of sources with packets there.
+    pub(crate) egress_sources: crate::congestion::IntMap<u32>,
+    pub(crate) egress_flows: Vec<u16>,
+    /// End-to-end acks are modelled (congestion control, outstanding-packet
+    /// limit); acks and CNPs on their way back.
+    pub(crate) acks_needed: bool,
+    pub(crate) acks: Vec<Ack>,
+    pub(crate) free_acks: Vec<u32>,
+    pub(crate) cc_stats: CcStats,
+    /// Packets each endpoint has unacked, the limit (0 = none), and NICs
+    /// that wait for an ack before they can send.
+    pub(crate) outstanding: Vec<u32>,
+    pub(crate) max_outstanding: u32,
+    pub(crate) waiting_ack: Vec<bool>,
+    /// The NIC looks past its head message for one it may send (classes,
+    /// congestion control or an outstanding limit are in use).
+    pub(crate) nic_scan: bool,
+    /// Lost packets waiting to be resent by each NIC (end-to-end retry).
+    pub(crate) nic_retry: Vec<VecDeque<u32>>,
+    pub(crate) retry_timeout: Ps,
+    pub(crate) max_retries: u8,
+    pub(crate) retries: u64,
+    pub(crate) packets_lost: u64,
+    pub(crate) bytes_lost: u64,
+    /// Per-source delivery timeline.
+    pub(crate) timeline: Vec<Vec<TimelineBin>>,
+    pub(crate) timeline_bin: Ps,
+    /// Routing mode given per message through the API (index into ALL) or
+    /// none: the source's.
+    pub(crate) api_source: Option<u16>,
     /// Credits (bytes) of one VC of a fabric input buffer.
     pub(crate) vc_capacity: i64,
     pub(crate) switch_latency: Ps,
+    /// Latency of the terminal links and of the slowest fabric link (FEC included).
+    pub(crate) terminal_latency: Ps,
+    pub(crate) max_fabric_latency: Ps,
     pub(crate) speedup: f64,
-    pub(crate) biases: crate::routing::Biases,
     /// Routing mode of each traffic source.
     pub(crate) source_alg: Vec<Algorithm>,
     pub(crate) now: Ps,
     pub(crate) warmup: Ps,
+    /// End of the measurement window, and of the run at the latest.
+    pub(crate) window_end: Ps,
     pub(crate) end: Ps,
+    /// Measured packets injected inside the window and not yet delivered.
+    pub(crate) measured_outstanding: u64,
     pub(crate) watchdog: Ps,
     pub(crate) events: EventQueue,
     pub(crate) pool: PacketPool,
@@ -225,6 +322,16 @@ pub struct Simulation {
     pub(crate) build_s: f64,
 }
 
+/// Counts of congestion-control signals.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CcStats {
+    pub acks: u64,
+    pub marked_acks: u64,
+    pub ecn_marks: u64,
+    pub cnps: u64,
+    pub drops: u64,
+}
+
 impl Simulation {
     /// Builds a simulation from a config given as JSON text.
     pub fn from_json(text: &str) -> Result<Simulation> {
@@ -238,15 +345,32 @@ impl Simulation {
         let alg = Algorithm::parse(&cfg.routing.algorithm)?;
         let frame = Frame::parse(&cfg.nic.frame)?;
         let (topo, net) = Topology::build(&cfg)?;
+        let classes = crate::qos::build_classes(&cfg)?;
         let mut source_alg = Vec::with_capacity(cfg.traffic.len());
+        let mut source_class = Vec::with_capacity(cfg.traffic.len());
         for (i, t) in cfg.traffic.iter().enumerate() {
-            source_alg.push(match &t.routing {
-                None => alg,
-                Some(name) => Algorithm::parse(name).map_err(|e| ConfigError::new(format!("traffic[{i}].routing"), e.message))?,
-            });
+            let field = format!("traffic[{i}]");
+            let class = crate::qos::resolve_class(&classes, &field, t.class.as_deref(), t.dscp)?;
+            source_class.push(class);
+            let own = match &t.routing {
+                None => None,
+                Some(name) => Some(Algorithm::parse(name).map_err(|e| ConfigError::new(format!("{field}.routing"), e.message))?),
+            };
+            let c = &classes[class as usize];
+            if c.ordered && own.is_some_and(|a| Some(a) != c.routing) {
+                return Err(ConfigError::new(
+                    format!("{field}.routing"),
+                    format!("class {:?} is ordered and routes in order; drop this routing or pick an unordered class", c.name),
+                ));
+            }
+            // A job's own mode, else its class's, else the global one.
+            source_alg.push(own.or(c.routing).unwrap_or(alg));
         }
-        // Enough VCs for the longest path of any mode in use.
-        let n_vcs = source_alg.iter().chain(std::iter::once(&alg)).map(|&a| topo.max_hops(a)).max().unwrap_or(1) as usize;
+        // Enough VCs for the longest path of any mode in use (the API may
+        // ask for any mode per message, so count them all when it is used).
+        let modes = source_alg.iter().chain(std::iter::once(&alg)).chain(classes.iter().filter_map(|c| c.routing.as_ref()));
+        let hop_vcs = modes.map(|&a| topo.max_hops(a)).max().unwrap_or(1) as usize;
+        let n_vcs = hop_vcs * classes.len();
         let mtu = cfg.nic.mtu_payload;
         let max_wire = frame.wire_bytes(mtu) as i64;
         let vc_capacity = cfg.switch.buffer_bytes as i64 / n_vcs as i64;
@@ -254,14 +378,16 @@ impl Simulation {
             return Err(ConfigError::new(
                 "switch.buffer_bytes",
                 format!(
-                    "{} bytes split over {n_vcs} virtual channels ({} routing) give {vc_capacity} B per VC, less than one packet ({max_wire} B); \
+                    "{} bytes split over {n_vcs} virtual channels ({hop_vcs} for {} routing x {} traffic classes) give {vc_capacity} B per VC, less than one packet ({max_wire} B); \
                      raise switch.buffer_bytes to at least {} or lower nic.mtu_payload",
                     cfg.switch.buffer_bytes,
                     cfg.routing.algorithm,
+                    classes.len(),
                     max_wire * n_vcs as i64
                 ),
             ));
         }
+        let fail_at = failed_links(&cfg, &net)?;
         if cfg.traffic.is_empty() {
             return Err(ConfigError::new("traffic", "no traffic source: add a [[traffic]] table"));
         }
@@ -269,17 +395,40 @@ impl Simulation {
         let sources = build_sources(&cfg.traffic, &topo, &net, seed)?;
         let has_bernoulli = sources.iter().any(|s| matches!(s.injection, Injection::Bernoulli { .. }));
         let warmup = if has_bernoulli { ns_to_ps(cfg.sim.warmup_ns) } else { 0 };
-        let end = if has_bernoulli { warmup + ns_to_ps(cfg.sim.duration_ns) } else { ns_to_ps(cfg.sim.max_time_ns) };
+        let window_end = if has_bernoulli { warmup + ns_to_ps(cfg.sim.duration_ns) } else { ns_to_ps(cfg.sim.max_time_ns) };
+        let drain = ns_to_ps(cfg.sim.drain_ns.unwrap_or(cfg.sim.duration_ns));
+        let end = if has_bernoulli { window_end + drain } else { window_end };
         let nch = net.channels.len();
         let mut credits = vec![vc_capacity; nch * n_vcs];
+        let per_class = cfg.switch.buffer_bytes as i64 / classes.len() as i64;
         for (c, ch) in net.channels.iter().enumerate() {
             if let End::Endpoint(_) = ch.src {
-                // A switch's endpoint input port holds one class of traffic: all its buffer is VC 0.
-                credits[c * n_vcs] = cfg.switch.buffer_bytes as i64;
-                for v in 1..n_vcs {
-                    credits[c * n_vcs + v] = 0;
+                // A switch's endpoint input port has no hop VCs: each class
+                // gets its share of the buffer in its first VC.
+                for v in 0..n_vcs {
+                    credits[c * n_vcs + v] = if v % hop_vcs == 0 { per_class } else { 0 };
                 }
             }
+        }
+        let cc = crate::congestion::Params::new(&cfg.congestion, cfg.nic.bandwidth_bps)?;
+        let cc_on = cc.algorithm != crate::congestion::Algorithm::None;
+        let max_outstanding = cfg.nic.max_outstanding_packets;
+        let acks_needed = cc.algorithm == crate::congestion::Algorithm::Slingshot || max_outstanding > 0;
+        let base_biases = crate::routing::Biases {
+            ugal: cfg.routing.ugal_threshold_bytes,
+            slingshot: cfg.routing.bias_bytes,
+            aries_low: cfg.routing.aries_low_bias_bytes,
+            aries_high: cfg.routing.aries_high_bias_bytes,
+        };
+        let class_biases = classes
+            .iter()
+            .map(|c| match c.bias_bytes {
+                None => base_biases,
+                Some(b) => crate::routing::Biases { ugal: b, slingshot: b, ..base_biases },
+            })
+            .collect();
+        if cfg.nic.max_retries > 255 {
+            return Err(ConfigError::new("nic.max_retries", format!("at most 255, got {}", cfg.nic.max_retries)));
         }
         let node_bw = cfg.nic.bandwidth_bps * net.rails as f64;
         let mut source_slot_ps = Vec::new();
@@ -297,18 +446,45 @@ impl Simulation {
             frame,
             mtu,
             n_vcs,
+            hop_vcs,
+            share: crate::qos::ShareMeter::new(&cfg, nch, classes.len()),
+            any_lossy: classes.iter().any(|c| c.lossy),
+            lossy_queue_bytes: cfg.qos.lossy_queue_bytes,
+            class_biases,
+            nic_scan: cc_on || classes.len() > 1 || max_outstanding > 0 || !fail_at.is_empty(),
+            classes,
+            source_class,
+            pairs: Default::default(),
+            cc_rng: Rng::new(seed, 0xCC),
+            egress_sources: Default::default(),
+            egress_flows: vec![0; nch],
+            acks_needed,
+            acks: Vec::new(),
+            free_acks: Vec::new(),
+            cc_stats: CcStats::default(),
+            outstanding: vec![0; net.endpoint_up.len()],
+            max_outstanding,
+            waiting_ack: vec![false; net.endpoint_up.len()],
+            nic_retry: vec![VecDeque::new(); net.endpoint_up.len()],
+            retry_timeout: ns_to_ps(cfg.nic.retry_timeout_ns),
+            max_retries: cfg.nic.max_retries as u8,
+            retries: 0,
+            packets_lost: 0,
+            bytes_lost: 0,
+            timeline: vec![Vec::new(); sources.len()],
+            timeline_bin: ns_to_ps(cfg.sim.timeline_bin_ns).max(1),
+            api_source: None,
+            cc,
             vc_capacity,
             switch_latency: ns_to_ps(cfg.switch.latency_ns),
+            terminal_latency: net.channels.iter().filter(|c| c.kind == crate::network::LinkKind::Terminal).map(|c| c.latency).max().unwrap_or(0),
+            max_fabric_latency: net.channels.iter().filter(|c| c.kind != crate::network::LinkKind::Terminal).map(|c| c.latency).max().unwrap_or(0),
             speedup: cfg.switch.speedup,
-            biases: crate::routing::Biases {
-                ugal: cfg.routing.ugal_threshold_bytes,
-                slingshot: cfg.routing.bias_bytes,
-                aries_low: cfg.routing.aries_low_bias_bytes,
-                aries_high: cfg.routing.aries_high_bias_bytes,
-            },
             source_alg,
             now: 0,
             warmup,
+            window_end,
+            measured_outstanding: 0,
             end,
             watchdog: ns_to_ps(cfg.sim.watchdog_ns),
             events: EventQueue::default(),
@@ -332,6 +508,7 @@ impl Simulation {
                     rate: c.rate,
                     latency: c.latency,
                     replays: 0,
+                    fail_at: NEVER,
                 })
                 .collect(),
             queues: vec![PacketQueue::default(); nch * n_vcs],
@@ -375,8 +552,14 @@ impl Simulation {
             net,
             cfg,
         };
+        for &(c, at) in &fail_at {
+            sim.tx[c as usize].fail_at = at;
+        }
         sim.schedule_sources();
         sim.events.push(sim.watchdog, Event::Watchdog);
+        if has_bernoulli {
+            sim.events.push(window_end, Event::WindowEnd);
+        }
         sim.build_s = t0.elapsed().as_secs_f64();
         Ok(sim)
     }
@@ -460,7 +643,12 @@ impl Simulation {
             } else {
                 self.now = self.now.max(limit);
                 if limit == self.end {
-                    self.finish(if self.has_bernoulli { EndReason::TimeLimit } else { EndReason::MaxTime });
+                    // With no drain time asked for (sim.drain_ns = 0) ending at the window is the plan.
+                    self.finish(match (self.has_bernoulli, self.measured_outstanding) {
+                        (true, n) if n > 0 && self.end > self.window_end => EndReason::DrainLimit,
+                        (true, _) => EndReason::TimeLimit,
+                        (false, _) => EndReason::MaxTime,
+                    });
                 }
             }
         }
@@ -476,6 +664,9 @@ impl Simulation {
             Event::Generate { source, member } => self.on_generate(source, member),
             Event::StartFlows(s) => self.on_start_flows(s),
             Event::Watchdog => self.on_watchdog(),
+            Event::Ack(a) => self.on_ack(a),
+            Event::Retry(h) => self.on_retry(h),
+            Event::WindowEnd => self.check_drained(),
         }
     }
 
@@ -483,6 +674,21 @@ impl Simulation {
         if self.end_reason.is_none() {
             self.end_reason = Some(why);
         }
+    }
+
+    /// Ends an offered-load run once its window is over and every measured
+    /// packet has arrived.
+    #[inline]
+    pub(crate) fn check_drained(&mut self) {
+        if self.now >= self.window_end && self.measured_outstanding == 0 && self.has_bernoulli {
+            self.finish(EndReason::TimeLimit);
+        }
+    }
+
+    /// True while the measurement window is open.
+    #[inline]
+    pub(crate) fn in_window(&self, t: Ps) -> bool {
+        t >= self.warmup && t < self.window_end
     }
 
     /// Schedules a transmission attempt on `ch` at `at` unless one is
@@ -578,14 +784,42 @@ impl Simulation {
         delay
     }
 
+    /// VC of class `class` at hop `hops` (the first VC of the class toward an endpoint).
+    #[inline]
+    pub(crate) fn vc_of(&self, class: u8, hops: u8, to_endpoint: bool) -> usize {
+        let base = class as usize * self.hop_vcs;
+        if to_endpoint {
+            base
+        } else {
+            base + (hops as usize).min(self.hop_vcs - 1)
+        }
+    }
+
     /// Accounts a transmission on `ch` from `start` for `ser` ps.
     #[inline]
     pub(crate) fn account_busy(&mut self, ch: u32, start: Ps, ser: Ps, wire: u32) {
-        if start >= self.warmup {
+        if self.in_window(start) {
             self.tx[ch as usize].busy_ps += ser;
             self.tx[ch as usize].bytes += wire as u64;
         }
         self.packet_hops += 1;
         self.last_progress = start;
     }
+}
+
+/// The channels of `links.failed` and when they fail: both directions of
+/// each cable. Terminal links are refused: failing one cuts a node off.
+fn failed_links(cfg: &Config, net: &Network) -> Result<Vec<(u32, Ps)>> {
+    let mut out = Vec::new();
+    for (i, f) in cfg.links.failed.iter().enumerate() {
+        let field = format!("links.failed[{i}]");
+        let ch = net.cabled_port(&field, f.switch, f.port)?;
+        if net.channels[ch as usize].kind == crate::network::LinkKind::Terminal {
+            return Err(ConfigError::new(format!("{field}.port"), "a terminal link cuts its node off; fail switch-to-switch links only"));
+        }
+        let at = ns_to_ps(f.at_ns);
+        out.push((ch, at));
+        out.push((net.reverse(ch), at));
+    }
+    Ok(out)
 }

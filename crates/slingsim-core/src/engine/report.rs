@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 impl Simulation {
     /// Length of the measurement window so far (ps).
     fn window(&self) -> Ps {
-        self.now.saturating_sub(self.warmup).max(1)
+        self.now.min(self.window_end).saturating_sub(self.warmup).max(1)
     }
 
     /// Node injection bandwidth in bytes/s (all rails).
@@ -38,6 +38,10 @@ impl Simulation {
             "packets_delivered": st.packets_delivered,
             "bytes_delivered": st.bytes_delivered,
         });
+        v["congestion_signals"] = json!(st.congestion_signals);
+        if st.lost_bytes > 0 {
+            v["lost_bytes"] = json!(st.lost_bytes);
+        }
         if st.flows > 0 {
             v["flows"] = json!({"count": st.flows, "completed": st.flows_done, "fct_ns": st.fct.summary(1e-3)});
         }
@@ -58,12 +62,48 @@ impl Simulation {
             }
         }
         for ev in self.events.iter() {
-            if let Event::Arrive(h) = ev {
+            // On a wire, or lost and waiting for the source's retry timer.
+            if let Event::Arrive(h) | Event::Retry(h) = ev {
                 bytes += self.pool.get(h).payload as u64;
                 packets += 1;
             }
         }
+        for &h in self.nic_retry.iter().flatten() {
+            bytes += self.pool.get(h).payload as u64;
+            packets += 1;
+        }
         (bytes, packets)
+    }
+
+    /// Measured packets still in the network per source: how many, and the
+    /// sum of their ages (now - creation). Latency that leaves them out
+    /// would describe only the packets that got through.
+    fn undelivered_by_source(&self) -> Vec<(u64, u64)> {
+        let mut out = vec![(0u64, 0u64); self.sources.len()];
+        let mut add = |h: u32| {
+            let p = self.pool.get(h);
+            if p.flags & crate::packet::FLAG_MEASURED != 0 {
+                let o = &mut out[p.source as usize];
+                o.0 += 1;
+                o.1 += self.now.saturating_sub(p.created);
+            }
+        };
+        for q in &self.queues {
+            let mut h = q.head;
+            while h != NONE {
+                add(h);
+                h = self.pool.get(h).next;
+            }
+        }
+        for ev in self.events.iter() {
+            if let Event::Arrive(h) | Event::Retry(h) = ev {
+                add(h);
+            }
+        }
+        for &h in self.nic_retry.iter().flatten() {
+            add(h);
+        }
+        out
     }
 
     /// The run's summary (see docs/results.md for every key).
@@ -71,10 +111,22 @@ impl Simulation {
         let mut total = SourceStats::default();
         let mut traffic = Map::new();
         let mut nodes = 0;
-        for (s, st) in self.sources.iter().zip(&self.stats) {
+        let undelivered = self.undelivered_by_source();
+        for (i, (s, st)) in self.sources.iter().zip(&self.stats).enumerate() {
             total.merge(st);
             nodes += s.nodes.len();
-            traffic.insert(s.name.clone(), self.source_summary(st, s.nodes.len()));
+            let mut v = self.source_summary(st, s.nodes.len());
+            let (n, age) = undelivered[i];
+            let count = st.latency.count() + n;
+            v["undelivered_packets"] = json!(n);
+            v["latency_with_undelivered_ns"] = if count == 0 {
+                Value::Null
+            } else {
+                json!((st.latency.sum() as f64 + age as f64) / count as f64 / 1e3)
+            };
+            v["class"] = json!(self.classes[self.source_class[i] as usize].name);
+            v["routing"] = json!(self.source_alg[i].name());
+            traffic.insert(s.name.clone(), v);
         }
         let (in_flight, in_flight_packets) = self.scan_in_flight();
         let queued: u64 = self.nic_queue.iter().flatten().map(|&m| self.messages[m as usize].to_send).sum();
@@ -104,6 +156,7 @@ impl Simulation {
         json!({
             "sim_time_ns": ps_to_ns(self.now),
             "warmup_ns": ps_to_ns(self.warmup),
+            "measured_undelivered": self.measured_outstanding,
             "measured_ns": ps_to_ns(self.window()),
             "events": self.events.processed(),
             "packet_hops": self.packet_hops,
@@ -114,7 +167,12 @@ impl Simulation {
             "bytes_delivered": self.bytes_delivered,
             "bytes_in_flight": in_flight,
             "bytes_queued_at_source": queued,
-            "bytes_conserved": self.bytes_injected == self.bytes_delivered + in_flight,
+            "bytes_lost": self.bytes_lost,
+            "packets_lost": self.packets_lost,
+            "e2e_retries": self.retries,
+            "bytes_conserved": self.bytes_injected == self.bytes_delivered + in_flight + self.bytes_lost,
+            "congestion": self.congestion_summary(),
+            "classes": self.classes.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
             "llr_replays": self.tx.iter().map(|t| t.replays).sum::<u64>(),
             "packets_out_of_order": self.flows.iter().map(|f| f.out_of_order).sum::<u64>(),
             "offered_load": o["offered_load"],
@@ -135,6 +193,48 @@ impl Simulation {
             "engine_wall_s": self.wall_s,
             "build_s": self.build_s,
         })
+    }
+
+    /// Congestion-control signals and the endpoint pairs throttled now.
+    fn congestion_summary(&self) -> Value {
+        let throttled = self.pairs.values().filter(|p| p.throttled(&self.cc)).count();
+        json!({
+            "algorithm": self.cfg.congestion.algorithm,
+            "acks": self.cc_stats.acks,
+            "marked_acks": self.cc_stats.marked_acks,
+            "ecn_marks": self.cc_stats.ecn_marks,
+            "cnps": self.cc_stats.cnps,
+            "lossy_drops": self.cc_stats.drops,
+            "throttled_pairs": throttled,
+        })
+    }
+
+    /// Delivered throughput and latency of each source per time bin
+    /// (`sim.timeline_bin_ns`), bins with deliveries only.
+    pub fn timeline_table(&self) -> Table {
+        let bin_ns = ps_to_ns(self.timeline_bin);
+        let (mut source, mut t_ns, mut bytes, mut gbps, mut lat, mut pkts) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+        for (s, line) in self.timeline.iter().enumerate() {
+            for (b, x) in line.iter().enumerate() {
+                if x.packets == 0 {
+                    continue;
+                }
+                source.push(self.sources[s].name.clone());
+                t_ns.push(b as f64 * bin_ns);
+                bytes.push(x.wire);
+                gbps.push(x.wire as f64 * 8.0 / bin_ns);
+                lat.push(ps_to_ns(x.latency_ps) / x.packets as f64);
+                pkts.push(x.packets);
+            }
+        }
+        let mut t = Table::default();
+        t.push("source", Column::Str(source));
+        t.push("t_ns", Column::F64(t_ns));
+        t.push("wire_bytes", Column::U64(bytes));
+        t.push("throughput_gbps", Column::F64(gbps));
+        t.push("mean_latency_ns", Column::F64(lat));
+        t.push("packets", Column::U64(pkts));
+        t
     }
 
     /// Sampled delivered packets.
@@ -192,6 +292,7 @@ impl Simulation {
         t.push("completed", Column::Bool(f.iter().map(|x| x.end != NEVER).collect()));
         t.push("fct_ns", Column::F64(f.iter().map(|x| if x.end == NEVER { f64::NAN } else { ps_to_ns(x.end - x.start) }).collect()));
         t.push("out_of_order", Column::U64(f.iter().map(|x| x.out_of_order).collect()));
+        t.push("lost_bytes", Column::U64(f.iter().map(|x| x.lost_bytes).collect()));
         push_counters(&mut t, &f.iter().map(|x| x.counters).collect::<Vec<_>>());
         t
     }

@@ -27,38 +27,52 @@ impl Simulation {
     fn route_into_queue(&mut self, h: u32, s: u32, in_ch: u32) {
         let mut p = *self.pool.get(h);
         let n = self.n_vcs;
+        let now = self.now;
         let out = {
             let tx = &self.tx;
             let credits = &self.credits;
             let vc_cap = self.vc_capacity;
             let occupancy = |c: u32| -> u64 {
+                let t = &tx[c as usize];
+                if t.fail_at <= now {
+                    return u64::MAX / 4; // a failed link: adaptive routing avoids it
+                }
                 let base = c as usize * n;
                 let used: i64 = (0..n).map(|v| vc_cap - credits[base + v]).sum::<i64>().max(0);
-                tx[c as usize].queued_bytes + used as u64
+                t.queued_bytes + used as u64
             };
             let rng = &mut self.switch_rng[s as usize];
             let alg = routing::Algorithm::from_code(p.alg);
+            let biases = &self.class_biases[p.class as usize];
             match &self.topo {
-                Topology::Dragonfly(df) => routing::dragonfly::next_channel(alg, df, &self.net, s, &mut p, rng, &self.biases, occupancy),
-                Topology::Graph(g) => routing::graph::next_channel(alg, g, &self.net, s, &mut p, rng, &self.biases, occupancy),
+                Topology::Dragonfly(df) => routing::dragonfly::next_channel(alg, df, &self.net, s, &mut p, rng, biases, occupancy),
+                Topology::Graph(g) => routing::graph::next_channel(alg, g, &self.net, s, &mut p, rng, biases, occupancy),
             }
         };
         debug_assert_ne!(out, NONE, "routing chose an uncabled port at switch {s}");
         let to_endpoint = self.tx[out as usize].to_endpoint;
-        let vc = if to_endpoint { 0 } else { (p.hops as usize).min(n - 1) };
-        debug_assert!(to_endpoint || (p.hops as usize) < n, "path longer than the VC scheme allows");
+        debug_assert!(to_endpoint || (p.hops as usize) < self.hop_vcs, "path longer than the VC scheme allows");
+        let vc = self.vc_of(p.class, p.hops, to_endpoint);
         p.in_ch = in_ch;
         p.in_vc = p.vc;
         p.vc = vc as u8;
         p.ch = out;
-        p.ready = self.now + self.switch_latency;
+        p.ready = now + self.switch_latency;
+        p.path_ps = p.path_ps.saturating_add(self.switch_latency as u32);
         let ready = p.ready;
         let wire = p.wire;
         *self.pool.get_mut(h) = p;
+        if self.any_lossy && self.classes[p.class as usize].lossy && self.tx[out as usize].queued_bytes >= self.lossy_queue_bytes {
+            self.drop_lossy(h);
+            return;
+        }
         if self.try_cut_through(h, out, vc, to_endpoint) {
             return;
         }
         self.queues[out as usize * n + vc].push(&mut self.pool, h);
+        if to_endpoint && self.cc.algorithm == crate::congestion::Algorithm::Slingshot {
+            self.egress_enter(out, p.src);
+        }
         let t = &mut self.tx[out as usize];
         t.queued_bytes += wire as u64;
         t.queued_packets += 1;
@@ -117,13 +131,17 @@ impl Simulation {
 
     /// Output arbitration of switch channel `ch`: among the heads of its
     /// per-VC queues that are ready, have downstream credits and whose input
-    /// port can read into the crossbar, send the one that became ready first.
+    /// port can read into the crossbar, send the one that became ready
+    /// first; with several traffic classes, first pick the class
+    /// ([`crate::qos::pick_class`]), then its oldest ready head.
     pub(crate) fn switch_send(&mut self, ch: u32) {
         let now = self.now;
         let next_return = self.absorb_credits(ch);
         let n = self.n_vcs;
         let to_switch = !self.tx[ch as usize].to_endpoint;
-        let mut best: Option<(Ps, usize)> = None;
+        let ncls = self.classes.len();
+        // Oldest sendable head per class.
+        let mut best = [None::<(Ps, usize)>; 8];
         let mut wake = NEVER;
         let mut credit_blocked = false;
         for vc in 0..n {
@@ -143,12 +161,14 @@ impl Simulation {
                 wake = wake.min(self.tx[q.head_in_ch as usize].xbar_until);
                 continue;
             }
-            if best.map_or(true, |(r, _)| q.head_ready < r) {
-                best = Some((q.head_ready, vc));
+            let c = if ncls > 1 { vc / self.hop_vcs } else { 0 };
+            if best[c].map_or(true, |(r, _)| q.head_ready < r) {
+                best[c] = Some((q.head_ready, vc));
             }
         }
-        match best {
-            Some((_, vc)) => self.transmit(ch, vc, to_switch),
+        let chosen = if ncls == 1 { best[0].map(|b| b.1) } else { self.pick_class_vc(ch, &best[..ncls], &mut wake) };
+        match chosen {
+            Some(vc) => self.transmit(ch, vc, to_switch),
             None => {
                 if credit_blocked {
                     if next_return != NEVER {
@@ -164,9 +184,41 @@ impl Simulation {
         }
     }
 
+    /// Class arbitration on `ch` among the classes with a sendable head
+    /// (`best`); if every one is at its maximum share, none is sent and
+    /// `wake` is lowered to when the first falls below it.
+    fn pick_class_vc(&self, ch: u32, best: &[Option<(Ps, usize)>], wake: &mut Ps) -> Option<usize> {
+        let now = self.now;
+        let rate = self.tx[ch as usize].rate;
+        let mut ready = [(0usize, 0.0f64); 8];
+        let mut k = 0;
+        for (c, b) in best.iter().enumerate() {
+            if b.is_some() {
+                ready[k] = (c, self.share.share(ch, c, now, rate));
+                k += 1;
+            }
+        }
+        if k == 0 {
+            return None;
+        }
+        match crate::qos::pick_class(&self.classes, &ready[..k]) {
+            Some(c) => best[c].map(|b| b.1),
+            None => {
+                for &(c, _) in &ready[..k] {
+                    let dt = self.share.time_until_share(ch, c, now, rate, self.classes[c].max_share);
+                    *wake = (*wake).min(now + dt);
+                }
+                None
+            }
+        }
+    }
+
     /// Sends the head of queue (`ch`, `vc`) now.
     fn transmit(&mut self, ch: u32, vc: usize, to_switch: bool) {
         let h = self.queues[ch as usize * self.n_vcs + vc].pop(&self.pool);
+        if self.cc.algorithm != crate::congestion::Algorithm::None {
+            self.mark_congestion(h, ch, to_switch);
+        }
         let t = &mut self.tx[ch as usize];
         t.queued_bytes -= self.pool.get(h).wire as u64;
         t.queued_packets -= 1;
@@ -188,6 +240,10 @@ impl Simulation {
         };
         let mut p = *self.pool.get(h);
         let ser = rate.serialize(p.wire as u64);
+        if self.tx[ch as usize].fail_at <= now {
+            self.lose_on_failed_link(h, ch, now);
+            return;
+        }
         let retry = self.link_retry_delay(ch, p.wire, ser);
         // Cut-through: the tail cannot leave before it has arrived.
         let end = (now + ser).max(p.tail) + retry;
@@ -207,7 +263,11 @@ impl Simulation {
             p.hops += 1;
         }
         p.tail = end + latency;
+        p.path_ps = p.path_ps.saturating_add(latency as u32);
         let wire = p.wire;
+        if self.classes.len() > 1 {
+            self.share.record(ch, p.class as usize, now, wire);
+        }
         *self.pool.get_mut(h) = p;
         self.events.push(now + retry + latency, Event::Arrive(h));
         self.tx[ch as usize].busy_until = end;

@@ -114,6 +114,11 @@ impl Algorithm {
         ALL.iter().position(|&a| a == self).expect("every algorithm is listed") as u8
     }
 
+    /// The name of the algorithm in configs.
+    pub fn name(self) -> &'static str {
+        NAMES[self.code() as usize]
+    }
+
     /// The algorithm of a packet's code.
     #[inline]
     pub fn from_code(code: u8) -> Algorithm {

@@ -76,15 +76,7 @@ fn family_keys(kind: &str) -> &'static [&'static str] {
 /// Runs the listed cables on fewer lanes (both directions).
 fn apply_degraded(net: &mut Network, list: &[crate::config::DegradedLink]) -> Result<()> {
     for (i, d) in list.iter().enumerate() {
-        let field = format!("links.degraded[{i}]");
-        if d.switch as usize >= net.switches() {
-            return Err(ConfigError::new(format!("{field}.switch"), format!("switch {} does not exist (the network has {})", d.switch, net.switches())));
-        }
-        let ports = net.port_base.get(d.switch as usize + 1).map_or(net.port_channel.len() as u32, |&b| b) - net.port_base[d.switch as usize];
-        if d.port >= ports || net.out_channel(d.switch, d.port) == crate::network::NONE {
-            return Err(ConfigError::new(format!("{field}.port"), format!("port {} of switch {} is not cabled", d.port, d.switch)));
-        }
-        let c = net.out_channel(d.switch, d.port);
+        let c = net.cabled_port(&format!("links.degraded[{i}]"), d.switch, d.port)?;
         for ch in [c, net.reverse(c)] {
             let rate = net.channels[ch as usize].rate.degraded(d.lanes, 4);
             net.channels[ch as usize].rate = rate;

@@ -40,6 +40,8 @@ pub struct Source {
     pub pattern: Pattern,
     pub injection: Injection,
     pub start_ps: u64,
+    /// Offered-load sources stop generating here (`u64::MAX`: never).
+    pub stop_ps: u64,
 }
 
 /// Builds every source of a config, allocating their node sets in order.
@@ -92,7 +94,8 @@ pub fn build_sources(cfgs: &[TrafficConfig], topo: &Topology, net: &Network, see
         if !(t.start_ns.is_finite() && t.start_ns >= 0.0) {
             return Err(ConfigError::new(format!("{field}.start_ns"), "must be zero or positive"));
         }
-        out.push(Source { name, nodes, groups, pattern, injection, start_ps: crate::units::ns_to_ps(t.start_ns) });
+        let stop_ps = t.stop_ns.map_or(u64::MAX, crate::units::ns_to_ps);
+        out.push(Source { name, nodes, groups, pattern, injection, start_ps: crate::units::ns_to_ps(t.start_ns), stop_ps });
     }
     Ok(out)
 }

@@ -149,7 +149,8 @@ def test_presets_group_adversarial_minimal_saturates_at_the_group_pair_links(pre
     its links to the next group carry. The analytical bound (first channel full) is below that cap."""
     link_bound = groups * links_per_pair * 200e9 / (nodes * node_bps)
     assert slingsim.topology(preset)["adversarial_minimal_saturation"] <= link_bound
-    got = small_run("traffic.0.pattern=group_adversarial", "traffic.0.load=0.6", preset=preset)["accepted_load"]
+    got = small_run("traffic.0.pattern=group_adversarial", "traffic.0.load=0.6", "routing.algorithm=minimal",
+                    preset=preset)["accepted_load"]
     assert 0.85 * link_bound <= got <= 1.03 * link_bound
 
 
@@ -194,7 +195,8 @@ def test_bytes_are_conserved_even_when_saturated(pattern):
     summary = small_run(f"traffic.0.pattern={pattern}", "traffic.0.load=0.9")
     assert summary["bytes_conserved"] is True
     assert summary["bytes_injected"] == summary["bytes_delivered"] + summary["bytes_in_flight"]
-    assert summary["end_reason"] == "time_limit"
+    # Saturated: measured packets may still be queued when the drain time runs out.
+    assert summary["end_reason"] in ("time_limit", "drain_limit")
 
 
 def test_flows_complete_no_faster_than_line_rate():

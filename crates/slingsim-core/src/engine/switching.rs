@@ -35,7 +35,7 @@ impl Simulation {
             let occupancy = |c: u32| -> u64 {
                 let t = &tx[c as usize];
                 if t.fail_at <= now {
-                    return u64::MAX / 4; // a failed link: adaptive routing avoids it
+                    return routing::dragonfly::FAILED_LINK; // adaptive routing avoids it
                 }
                 let base = c as usize * n;
                 let used: i64 = (0..n).map(|v| vc_cap - credits[base + v]).sum::<i64>().max(0);

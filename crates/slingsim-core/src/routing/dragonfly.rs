@@ -92,7 +92,15 @@ fn choose_among(
         }
         let ch = step(df, net, s, &mut cand, rng);
         let hops = if nonmin { valiant_hops_estimate(df, s, &cand) } else { min_hops(df, s, pkt.dst_switch) };
-        let cost = occupancy(ch) as f64 * hops as f64 + if nonmin { bias } else { 0.0 };
+        let mut cost = occupancy(ch) as f64 * hops as f64 + if nonmin { bias } else { 0.0 };
+        if cand.global_link != NONE {
+            // The global link the path heads for, a hop away: a failed one
+            // (removed from the routing tables) rules the path out.
+            let l = df.all_global_links()[cand.global_link as usize];
+            if occupancy(net.out_channel(l.from, l.port)) >= FAILED_LINK {
+                cost = f64::INFINITY;
+            }
+        }
         if best.as_ref().map_or(true, |(c, _, _)| cost < *c) {
             best = Some((cost, cand, ch));
         }
@@ -101,6 +109,9 @@ fn choose_among(
     *pkt = cand;
     ch
 }
+
+/// Occupancy the engine reports for a failed link.
+pub const FAILED_LINK: u64 = u64::MAX / 4;
 
 /// Chooses a Valiant intermediate; false when none exists (then the packet
 /// routes minimally).

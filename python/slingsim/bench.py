@@ -21,6 +21,10 @@ def shandy_uniform_50() -> Config:
     """Shandy (1024 nodes, 2 rails, 2048 endpoints), uniform random traffic at 50% load, 5 us warmup + 200 us measured (long enough for steady state)."""
     return apply_overrides(load_config("slingshot-shandy"), [
         "traffic.uniform.load=0.5", "sim.warmup_ns=5000", "sim.duration_ns=200000",
+        # The engine's base speed, comparable across releases: minimal routing,
+        # no congestion control, RoCE frames (the preset's own mechanisms are
+        # measured by the incast-* scenarios).
+        "routing.algorithm=minimal", "congestion.algorithm=none", "nic.frame=roce", "sim.drain_ns=0",
     ])
 
 
@@ -36,7 +40,27 @@ def malbec_adversarial_ugal() -> Config:
     return apply_overrides(load_config("slingshot-malbec"), [
         "traffic.uniform.pattern=group_adversarial", "traffic.uniform.load=0.4",
         "routing.algorithm=ugal", "sim.warmup_ns=10000", "sim.duration_ns=40000",
+        "congestion.algorithm=none", "nic.frame=roce", "sim.drain_ns=0",
     ])
+
+
+CONGESTION_CONTROLS = ("none", "dcqcn", "slingshot")
+
+
+def incast_scenario(cc: str) -> Callable[[], Config]:
+    """Malbec with a victim and an incast aggressor under one congestion control."""
+    def config() -> Config:
+        cfg = load_config("slingshot-malbec")
+        cfg["traffic"] = [
+            {"name": "victim", "pattern": "uniform", "load": 0.1, "message_bytes": 256,
+             "nodes": {"count": 96}, "placement": "interleaved"},
+            {"name": "aggressor", "pattern": "incast", "load": 0.5, "nodes": {"count": 128}, "target": 0},
+        ]
+        return apply_overrides(cfg, [f"congestion.algorithm={cc}", "sim.warmup_ns=10000", "sim.duration_ns=500000",
+                                     "sim.drain_ns=0"])
+    config.__doc__ = (f"Malbec: 96-node uniform victim (256 B at 10%) and a 128-node incast (50%), "
+                      f"congestion control {cc}, 10 us warmup + 500 us; the cost of congestion control per packet-hop.")
+    return config
 
 
 FAMILY_PRESETS = ("dragonfly-3k", "megafly-3k", "slimfly-3k", "fitfly-3k", "fattree-3k", "aries-crystal")
@@ -57,6 +81,7 @@ SCENARIOS: Dict[str, Callable[[], Config]] = {
     "shandy-uniform-50": shandy_uniform_50,
     "max-build": max_build,
     "malbec-adversarial-ugal": malbec_adversarial_ugal,
+    **{f"incast-{cc}": incast_scenario(cc) for cc in CONGESTION_CONTROLS},
     **{f"{preset}-uniform-30": family_scenario(preset) for preset in FAMILY_PRESETS},
 }
 """Benchmark scenarios by name, each a function returning its config."""

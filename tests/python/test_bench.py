@@ -6,7 +6,8 @@ from slingsim.bench import SCENARIOS, scenario_config
 
 
 def test_scenarios_are_the_documented_ones():
-    assert list(SCENARIOS) == ["shandy-uniform-50", "max-build", "malbec-adversarial-ugal"] + [
+    assert list(SCENARIOS) == ["shandy-uniform-50", "max-build", "malbec-adversarial-ugal",
+                               "incast-none", "incast-dcqcn", "incast-slingshot"] + [
         f"{p}-uniform-30" for p in ("dragonfly-3k", "megafly-3k", "slimfly-3k", "fitfly-3k", "fattree-3k", "aries-crystal")
     ]
 
@@ -50,3 +51,12 @@ def test_bench_worker_measures_one_scenario_in_a_subprocess():
     for key in ("name", "events_per_s", "packet_hops_per_s", "sim_ns_per_wall_s", "peak_rss_bytes", "wall_s"):
         assert key in figures
     assert figures["peak_rss_bytes"] > 10 * 2**20
+
+
+def test_incast_scenarios_differ_only_in_congestion_control():
+    configs = {cc: scenario_config(f"incast-{cc}") for cc in ("none", "dcqcn", "slingshot")}
+    for cc, cfg in configs.items():
+        assert cfg["congestion"]["algorithm"] == cc
+        assert [t["name"] for t in cfg["traffic"]] == ["victim", "aggressor"]
+    strip = [{k: v for k, v in cfg.items() if k != "congestion"} for cfg in configs.values()]
+    assert strip[0] == strip[1] == strip[2]

@@ -41,6 +41,10 @@ def demo_points(quick: bool = False) -> List[Tuple[Dict[str, object], Config]]:
     """Every (labels, config) of the study: labels hold pattern, routing and load."""
     base = load_config(PRESET)
     base["sim"].update(QUICK_WINDOW_NS if quick else WINDOW_NS)
+    # A routing study: the routing alone makes the difference, so congestion
+    # control is off and frames are RoCE (paper 000 ran Malbec with ConnectX-5).
+    base["congestion"] = {"algorithm": "none"}
+    base["nic"]["frame"] = "roce"
     points = []
     for pattern, loads in (QUICK_LOADS if quick else LOADS).items():
         for routing in ROUTINGS:

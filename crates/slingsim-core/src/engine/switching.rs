@@ -35,7 +35,7 @@ impl Simulation {
             let occupancy = |c: u32| -> u64 {
                 let t = &tx[c as usize];
                 if t.fail_at <= now {
-                    return routing::dragonfly::FAILED_LINK; // adaptive routing avoids it
+                    return routing::adaptive::FAILED_LINK; // adaptive routing avoids it
                 }
                 let base = c as usize * n;
                 let used: i64 = (0..n).map(|v| vc_cap - credits[base + v]).sum::<i64>().max(0);
@@ -45,8 +45,8 @@ impl Simulation {
             let alg = routing::Algorithm::from_code(p.alg);
             let biases = &self.class_biases[p.class as usize];
             match &self.topo {
-                Topology::Dragonfly(df) => routing::dragonfly::next_channel(alg, df, &self.net, s, &mut p, rng, biases, occupancy),
-                Topology::Graph(g) => routing::graph::next_channel(alg, g, &self.net, s, &mut p, rng, biases, occupancy),
+                Topology::Dragonfly(df) => routing::adaptive::next_channel(df, alg, &self.net, s, &mut p, rng, biases, occupancy),
+                Topology::Graph(g) => routing::adaptive::next_channel(g, alg, &self.net, s, &mut p, rng, biases, occupancy),
             }
         };
         debug_assert_ne!(out, NONE, "routing chose an uncabled port at switch {s}");

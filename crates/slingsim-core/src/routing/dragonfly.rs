@@ -7,111 +7,43 @@
 //! dependency goes from a lower to a higher VC and no cycle can form
 //! (deadlock freedom by construction; VCs needed = longest path).
 
-use super::{flow_hash, Algorithm, Biases, PathClass};
+use super::adaptive::Paths;
 use crate::network::{Network, NONE};
 use crate::packet::{Packet, FLAG_NONMINIMAL};
 use crate::rng::Rng;
 use crate::topology::Dragonfly;
 
-/// Picks the output channel of `pkt` at switch `s` under routing mode
-/// `alg`, updating its routing state. `occupancy(ch)` estimates the bytes
-/// waiting for channel `ch` (for the adaptive modes).
-#[inline]
-#[allow(clippy::too_many_arguments)]
-pub fn next_channel(
-    alg: Algorithm,
-    df: &Dragonfly,
-    net: &Network,
-    s: u32,
-    pkt: &mut Packet,
-    rng: &mut Rng,
-    biases: &Biases,
-    occupancy: impl Fn(u32) -> u64,
-) -> u32 {
-    let minimal_so_far = pkt.flags & FLAG_NONMINIMAL == 0;
-    let at_source = pkt.hops == 0 && minimal_so_far && pkt.global_link == NONE;
-    if alg.hashed() {
-        // The same flow always draws the same choices.
-        let h = flow_hash(alg, pkt.src, pkt.dst, pkt.created);
-        if alg == Algorithm::NminHash && at_source {
-            set_intermediate(df, s, pkt, &mut Rng::new(h, 0));
-        }
-        return step(df, net, s, pkt, &mut Rng::new(h, 1 + s as u64));
+impl Paths for Dragonfly {
+    fn group(&self, s: u32) -> u32 {
+        Dragonfly::group(self, s)
     }
-    let (n_min, n_nonmin) = candidates(alg);
-    if at_source {
-        if alg == Algorithm::Valiant {
-            set_intermediate(df, s, pkt, rng);
-        } else if n_min > 0 {
-            return choose_among(df, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, 0), occupancy);
-        }
-    } else if alg.path_class() == PathClass::Progressive
-        && minimal_so_far
-        && pkt.hops <= Algorithm::PAR_LAST_DECISION_HOP
-        && df.group(s) == df.group(net.endpoint_switch[pkt.src as usize])
-    {
-        // PAR / ADAPTIVE_1: one local hop taken minimally; look again here.
-        pkt.global_link = NONE;
-        return choose_among(df, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, pkt.hops), occupancy);
-    }
-    step(df, net, s, pkt, rng)
-}
 
-/// Minimal and non-minimal candidates an adaptive mode compares.
-pub fn candidates(alg: Algorithm) -> (u32, u32) {
-    match alg {
-        Algorithm::Ugal | Algorithm::Par => (1, 1),
-        Algorithm::Slingshot | Algorithm::Adaptive(_) => (2, 2),
-        _ => (0, 0),
+    fn set_intermediate(&self, s: u32, pkt: &mut Packet, rng: &mut Rng) -> bool {
+        set_intermediate(self, s, pkt, rng)
+    }
+
+    #[inline]
+    fn step<F: Fn(u32) -> u64>(&self, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, _adaptive: bool, _occupancy: &F) -> u32 {
+        step(self, net, s, pkt, rng)
+    }
+
+    fn path_hops(&self, s: u32, pkt: &Packet, cand: &Packet, nonminimal: bool) -> u32 {
+        if nonminimal {
+            valiant_hops_estimate(self, s, cand)
+        } else {
+            min_hops(self, s, pkt.dst_switch)
+        }
+    }
+
+    /// The global link the path heads for, a hop away.
+    fn committed_channel(&self, net: &Network, cand: &Packet) -> u32 {
+        if cand.global_link == NONE {
+            return NONE;
+        }
+        let l = self.all_global_links()[cand.global_link as usize];
+        net.out_channel(l.from, l.port)
     }
 }
-
-/// Evaluates `n_min` minimal and `n_nonmin` Valiant candidate paths from
-/// the source switch by (bytes waiting at their first output) x (path
-/// hops), plus `bias` on the non-minimal ones, and takes the cheapest;
-/// ties go to the minimal path (UGAL-L for 1 + 1, Slingshot and Aries
-/// adaptive routing for 2 + 2: paper 000 Sec. II-C, 004 Sec. 2.2).
-#[allow(clippy::too_many_arguments)]
-fn choose_among(
-    df: &Dragonfly,
-    net: &Network,
-    s: u32,
-    pkt: &mut Packet,
-    rng: &mut Rng,
-    n_min: u32,
-    n_nonmin: u32,
-    bias: f64,
-    occupancy: impl Fn(u32) -> u64,
-) -> u32 {
-    let mut best: Option<(f64, Packet, u32)> = None;
-    for i in 0..n_min + n_nonmin {
-        let nonmin = i >= n_min;
-        let mut cand = *pkt;
-        if nonmin && !set_intermediate(df, s, &mut cand, rng) {
-            continue;
-        }
-        let ch = step(df, net, s, &mut cand, rng);
-        let hops = if nonmin { valiant_hops_estimate(df, s, &cand) } else { min_hops(df, s, pkt.dst_switch) };
-        let mut cost = occupancy(ch) as f64 * hops as f64 + if nonmin { bias } else { 0.0 };
-        if cand.global_link != NONE {
-            // The global link the path heads for, a hop away: a failed one
-            // (removed from the routing tables) rules the path out.
-            let l = df.all_global_links()[cand.global_link as usize];
-            if occupancy(net.out_channel(l.from, l.port)) >= FAILED_LINK {
-                cost = f64::INFINITY;
-            }
-        }
-        if best.as_ref().map_or(true, |(c, _, _)| cost < *c) {
-            best = Some((cost, cand, ch));
-        }
-    }
-    let (_, cand, ch) = best.expect("a minimal candidate always exists");
-    *pkt = cand;
-    ch
-}
-
-/// Occupancy the engine reports for a failed link.
-pub const FAILED_LINK: u64 = u64::MAX / 4;
 
 /// Chooses a Valiant intermediate; false when none exists (then the packet
 /// routes minimally).

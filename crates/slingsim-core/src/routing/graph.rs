@@ -9,89 +9,33 @@
 //! `routing::dragonfly`): a path of at most H hops needs H VCs and the
 //! channel dependency graph is acyclic.
 
-use super::{flow_hash, Algorithm, Biases, PathClass};
+use super::adaptive::Paths;
 use crate::network::{Network, NONE};
 use crate::packet::{Packet, FLAG_NONMINIMAL};
 use crate::rng::Rng;
 use crate::topology::GraphTopology;
 
-/// Picks the output channel of `pkt` at switch `s` under routing mode
-/// `alg`, updating its routing state.
-#[inline]
-#[allow(clippy::too_many_arguments)]
-pub fn next_channel(
-    alg: Algorithm,
-    g: &GraphTopology,
-    net: &Network,
-    s: u32,
-    pkt: &mut Packet,
-    rng: &mut Rng,
-    biases: &Biases,
-    occupancy: impl Fn(u32) -> u64,
-) -> u32 {
-    let minimal_so_far = pkt.flags & FLAG_NONMINIMAL == 0 && pkt.via_switch == NONE;
-    let at_source = pkt.hops == 0 && minimal_so_far;
-    if alg.hashed() {
-        let h = flow_hash(alg, pkt.src, pkt.dst, pkt.created);
-        if alg == Algorithm::NminHash && at_source {
-            set_intermediate(g, s, pkt, &mut Rng::new(h, 0));
-        }
-        return step(g, net, s, pkt, &mut Rng::new(h, 1 + s as u64), false, &occupancy);
+impl Paths for GraphTopology {
+    fn group(&self, s: u32) -> u32 {
+        self.groups[s as usize]
     }
-    let (n_min, n_nonmin) = super::dragonfly::candidates(alg);
-    if at_source {
-        if alg == Algorithm::Valiant {
-            set_intermediate(g, s, pkt, rng);
-        } else if n_min > 0 {
-            return choose_among(g, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, 0), &occupancy);
-        }
-    } else if alg.path_class() == PathClass::Progressive
-        && minimal_so_far
-        && pkt.hops <= Algorithm::PAR_LAST_DECISION_HOP
-        && g.groups[s as usize] == g.groups[net.endpoint_switch[pkt.src as usize] as usize]
-    {
-        // PAR / ADAPTIVE_1: reconsider one hop later inside the source group.
-        return choose_among(g, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, pkt.hops), &occupancy);
-    }
-    step(g, net, s, pkt, rng, alg == Algorithm::MinimalAdaptive, &occupancy)
-}
 
-/// As on the dragonfly: the cheapest of `n_min` minimal and `n_nonmin`
-/// Valiant candidates by (bytes waiting) x (path hops) + bias.
-#[allow(clippy::too_many_arguments)]
-fn choose_among(
-    g: &GraphTopology,
-    net: &Network,
-    s: u32,
-    pkt: &mut Packet,
-    rng: &mut Rng,
-    n_min: u32,
-    n_nonmin: u32,
-    bias: f64,
-    occupancy: &impl Fn(u32) -> u64,
-) -> u32 {
-    let mut best: Option<(f64, Packet, u32)> = None;
-    for i in 0..n_min + n_nonmin {
-        let nonmin = i >= n_min;
-        let mut cand = *pkt;
-        if nonmin && !set_intermediate(g, s, &mut cand, rng) {
-            continue;
-        }
-        let hops = if nonmin {
-            g.distance(s, cand.via_switch) as u32 + g.distance(cand.via_switch, pkt.dst_switch) as u32
+    fn set_intermediate(&self, s: u32, pkt: &mut Packet, rng: &mut Rng) -> bool {
+        set_intermediate(self, s, pkt, rng)
+    }
+
+    #[inline]
+    fn step<F: Fn(u32) -> u64>(&self, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, adaptive: bool, occupancy: &F) -> u32 {
+        step(self, net, s, pkt, rng, adaptive, occupancy)
+    }
+
+    fn path_hops(&self, s: u32, pkt: &Packet, cand: &Packet, nonminimal: bool) -> u32 {
+        if nonminimal {
+            self.distance(s, cand.via_switch) as u32 + self.distance(cand.via_switch, pkt.dst_switch) as u32
         } else {
-            g.distance(s, pkt.dst_switch) as u32
-        };
-        // Random next hops: the candidates differ, and the comparison adapts.
-        let ch = step(g, net, s, &mut cand, rng, false, occupancy);
-        let cost = occupancy(ch) as f64 * hops as f64 + if nonmin { bias } else { 0.0 };
-        if best.as_ref().map_or(true, |(c, _, _)| cost < *c) {
-            best = Some((cost, cand, ch));
+            self.distance(s, pkt.dst_switch) as u32
         }
     }
-    let (_, cand, ch) = best.expect("a minimal candidate always exists");
-    *pkt = cand;
-    ch
 }
 
 /// Chooses a random intermediate among the switches with endpoints of the

@@ -1,6 +1,7 @@
 //! Routing algorithms (MODEL.md Sec. 4). The decision is taken at the source
 //! switch and carried by the packet; later switches follow it.
 
+pub mod adaptive;
 pub mod deadlock;
 pub mod dragonfly;
 pub mod graph;

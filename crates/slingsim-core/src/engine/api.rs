@@ -43,16 +43,11 @@ impl Simulation {
             Some(name) => crate::qos::resolve_class(&self.classes, "message", Some(name), None)?,
         };
         let c = &self.classes[class_id as usize];
-        let alg = match routing {
-            None => c.routing.filter(|_| class.is_some() || c.ordered).unwrap_or(self.source_alg[si]),
-            Some(name) => {
-                let a = Algorithm::parse(name).map_err(|e| ConfigError::new("routing", e.message))?;
-                if c.ordered && Some(a) != c.routing {
-                    return Err(ConfigError::new("routing", format!("class {:?} is ordered: its messages route in order", c.name)));
-                }
-                a
-            }
-        };
+        let asked = routing.map(Algorithm::parse).transpose().map_err(|e| ConfigError::new("routing", e.message))?;
+        // A message's own mode, else the class it names, else its source's
+        // (which already folds in the source's class).
+        let fallback = if class.is_some() { c.routing.unwrap_or(self.source_alg[si]) } else { self.source_alg[si] };
+        let alg = c.mode(asked, fallback).map_err(|m| ConfigError::new("routing", m))?;
         let need = self.topo.max_hops(alg) as usize;
         if need > self.hop_vcs {
             return Err(ConfigError::new(

@@ -357,14 +357,9 @@ impl Simulation {
                 Some(name) => Some(Algorithm::parse(name).map_err(|e| ConfigError::new(format!("{field}.routing"), e.message))?),
             };
             let c = &classes[class as usize];
-            if c.ordered && own.is_some_and(|a| Some(a) != c.routing) {
-                return Err(ConfigError::new(
-                    format!("{field}.routing"),
-                    format!("class {:?} is ordered and routes in order; drop this routing or pick an unordered class", c.name),
-                ));
-            }
             // A job's own mode, else its class's, else the global one.
-            source_alg.push(own.or(c.routing).unwrap_or(alg));
+            let mode = c.mode(own, c.routing.unwrap_or(alg)).map_err(|m| ConfigError::new(format!("{field}.routing"), m))?;
+            source_alg.push(mode);
         }
         // Enough VCs for the longest path of any mode in use (the API may
         // ask for any mode per message, so count them all when it is used).
@@ -422,7 +417,7 @@ impl Simulation {
         };
         let class_biases = classes
             .iter()
-            .map(|c| match c.bias_bytes {
+            .map(|c| match c.spec.bias_bytes {
                 None => base_biases,
                 Some(b) => crate::routing::Biases { ugal: b, slingshot: b, ..base_biases },
             })
@@ -448,7 +443,7 @@ impl Simulation {
             n_vcs,
             hop_vcs,
             share: crate::qos::ShareMeter::new(&cfg, nch, classes.len()),
-            any_lossy: classes.iter().any(|c| c.lossy),
+            any_lossy: classes.iter().any(|c| c.spec.lossy),
             lossy_queue_bytes: cfg.qos.lossy_queue_bytes,
             class_biases,
             nic_scan: cc_on || classes.len() > 1 || max_outstanding > 0 || !fail_at.is_empty(),

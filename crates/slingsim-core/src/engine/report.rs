@@ -124,7 +124,7 @@ impl Simulation {
             } else {
                 json!((st.latency.sum() as f64 + age as f64) / count as f64 / 1e3)
             };
-            v["class"] = json!(self.classes[self.source_class[i] as usize].name);
+            v["class"] = json!(self.classes[self.source_class[i] as usize].spec.name);
             v["routing"] = json!(self.source_alg[i].name());
             traffic.insert(s.name.clone(), v);
         }
@@ -172,7 +172,7 @@ impl Simulation {
             "e2e_retries": self.retries,
             "bytes_conserved": self.bytes_injected == self.bytes_delivered + in_flight + self.bytes_lost,
             "congestion": self.congestion_summary(),
-            "classes": self.classes.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
+            "classes": self.classes.iter().map(|c| c.spec.name.clone()).collect::<Vec<_>>(),
             "llr_replays": self.tx.iter().map(|t| t.replays).sum::<u64>(),
             "packets_out_of_order": self.flows.iter().map(|f| f.out_of_order).sum::<u64>(),
             "offered_load": o["offered_load"],

@@ -62,7 +62,7 @@ impl Simulation {
         let ready = p.ready;
         let wire = p.wire;
         *self.pool.get_mut(h) = p;
-        if self.any_lossy && self.classes[p.class as usize].lossy && self.tx[out as usize].queued_bytes >= self.lossy_queue_bytes {
+        if self.any_lossy && self.classes[p.class as usize].spec.lossy && self.tx[out as usize].queued_bytes >= self.lossy_queue_bytes {
             self.drop_lossy(h);
             return;
         }
@@ -205,7 +205,7 @@ impl Simulation {
             Some(c) => best[c].map(|b| b.1),
             None => {
                 for &(c, _) in &ready[..k] {
-                    let dt = self.share.time_until_share(ch, c, now, rate, self.classes[c].max_share);
+                    let dt = self.share.time_until_share(ch, c, now, rate, self.classes[c].spec.max_share);
                     *wake = (*wake).min(now + dt);
                 }
                 None

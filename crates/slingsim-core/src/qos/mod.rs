@@ -5,39 +5,39 @@
 //! under their minimum first, by priority, then gives spare bandwidth to
 //! the class using the least of the link, never past a class's maximum.
 
-use crate::config::Config;
+use crate::config::{ClassConfig, Config};
 use crate::error::{ConfigError, Result};
 use crate::routing::Algorithm;
 use crate::units::{ns_to_ps, Ps, Rate};
 
-/// A resolved traffic class.
+/// A traffic class: its config entry, with its routing mode parsed (an
+/// ordered class routes `in-order` unless it names another ordered mode).
 #[derive(Clone, Debug)]
 pub struct TrafficClass {
-    pub name: String,
-    pub dscp: u32,
-    pub priority: u32,
-    pub min_share: f64,
-    pub max_share: f64,
-    pub ordered: bool,
-    pub lossy: bool,
+    pub spec: ClassConfig,
     pub routing: Option<Algorithm>,
-    pub bias_bytes: Option<f64>,
+}
+
+impl TrafficClass {
+    /// The routing mode of a packet of this class whose job or message
+    /// asks for `asked`, else `fallback`. An ordered class refuses any
+    /// mode but its own (the message says why; the caller names the field).
+    pub fn mode(&self, asked: Option<Algorithm>, fallback: Algorithm) -> std::result::Result<Algorithm, String> {
+        match asked {
+            Some(a) if self.spec.ordered && Some(a) != self.routing => Err(format!(
+                "class {:?} is ordered and routes in order; drop this routing or pick an unordered class",
+                self.spec.name
+            )),
+            Some(a) => Ok(a),
+            None => Ok(fallback),
+        }
+    }
 }
 
 /// The classes of a config; one unrestricted class `default` if it names none.
 pub fn build_classes(cfg: &Config) -> Result<Vec<TrafficClass>> {
     if cfg.classes.is_empty() {
-        return Ok(vec![TrafficClass {
-            name: "default".into(),
-            dscp: 0,
-            priority: 0,
-            min_share: 0.0,
-            max_share: 1.0,
-            ordered: false,
-            lossy: false,
-            routing: None,
-            bias_bytes: None,
-        }]);
+        return Ok(vec![TrafficClass { spec: ClassConfig { name: "default".into(), ..ClassConfig::default() }, routing: None }]);
     }
     cfg.classes
         .iter()
@@ -53,17 +53,7 @@ pub fn build_classes(cfg: &Config) -> Result<Vec<TrafficClass>> {
                     "an ordered class routes every packet of a node pair on one path; use \"in-order\" or \"min-hash\", or drop ordered",
                 ));
             }
-            Ok(TrafficClass {
-                name: c.name.clone(),
-                dscp: c.dscp,
-                priority: c.priority,
-                min_share: c.min_share,
-                max_share: c.max_share,
-                ordered: c.ordered,
-                lossy: c.lossy,
-                routing: if c.ordered && routing.is_none() { Some(Algorithm::InOrder) } else { routing },
-                bias_bytes: c.bias_bytes,
-            })
+            Ok(TrafficClass { spec: c.clone(), routing: if c.ordered && routing.is_none() { Some(Algorithm::InOrder) } else { routing } })
         })
         .collect()
 }
@@ -71,18 +61,18 @@ pub fn build_classes(cfg: &Config) -> Result<Vec<TrafficClass>> {
 /// The class a traffic source asked for, by name or DSCP (`field` names the
 /// config key for errors); the first class if it asked for none.
 pub fn resolve_class(classes: &[TrafficClass], field: &str, name: Option<&str>, dscp: Option<u32>) -> Result<u8> {
-    let names = || classes.iter().map(|c| format!("{:?} (dscp {})", c.name, c.dscp)).collect::<Vec<_>>().join(", ");
+    let names = || classes.iter().map(|c| format!("{:?} (dscp {})", c.spec.name, c.spec.dscp)).collect::<Vec<_>>().join(", ");
     if let Some(n) = name {
         return classes
             .iter()
-            .position(|c| c.name == n)
+            .position(|c| c.spec.name == n)
             .map(|i| i as u8)
             .ok_or_else(|| ConfigError::new(format!("{field}.class"), format!("unknown traffic class {n:?}; the config defines {}", names())));
     }
     if let Some(d) = dscp {
         return classes
             .iter()
-            .position(|c| c.dscp == d)
+            .position(|c| c.spec.dscp == d)
             .map(|i| i as u8)
             .ok_or_else(|| ConfigError::new(format!("{field}.dscp"), format!("no traffic class has DSCP {d}; the config defines {}", names())));
     }
@@ -144,9 +134,9 @@ impl ShareMeter {
 pub fn pick_class(classes: &[TrafficClass], ready: &[(usize, f64)]) -> Option<usize> {
     let under_min = ready
         .iter()
-        .filter(|&&(c, s)| s < classes[c].min_share)
+        .filter(|&&(c, s)| s < classes[c].spec.min_share)
         .max_by(|&&(a, sa), &&(b, sb)| {
-            let (ca, cb) = (&classes[a], &classes[b]);
+            let (ca, cb) = (&classes[a].spec, &classes[b].spec);
             ca.priority.cmp(&cb.priority).then((sb / cb.min_share).total_cmp(&(sa / ca.min_share))).then(b.cmp(&a))
         });
     if let Some(&(c, _)) = under_min {
@@ -156,8 +146,8 @@ pub fn pick_class(classes: &[TrafficClass], ready: &[(usize, f64)]) -> Option<us
         .iter()
         // A maximum of the whole link is no cap (a measured share can
         // overshoot 1 just after a packet).
-        .filter(|&&(c, s)| s < classes[c].max_share || classes[c].max_share >= 1.0)
-        .min_by(|&&(a, sa), &&(b, sb)| sa.total_cmp(&sb).then(classes[b].priority.cmp(&classes[a].priority)).then(a.cmp(&b)))
+        .filter(|&&(c, s)| s < classes[c].spec.max_share || classes[c].spec.max_share >= 1.0)
+        .min_by(|&&(a, sa), &&(b, sb)| sa.total_cmp(&sb).then(classes[b].spec.priority.cmp(&classes[a].spec.priority)).then(a.cmp(&b)))
         .map(|&(c, _)| c)
 }
 
@@ -166,7 +156,7 @@ mod tests {
     use super::*;
 
     fn class(min: f64, max: f64, prio: u32) -> TrafficClass {
-        TrafficClass { name: String::new(), dscp: 0, priority: prio, min_share: min, max_share: max, ordered: false, lossy: false, routing: None, bias_bytes: None }
+        TrafficClass { spec: ClassConfig { priority: prio, min_share: min, max_share: max, ..ClassConfig::default() }, routing: None }
     }
 
     #[test]

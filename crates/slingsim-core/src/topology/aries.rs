@@ -29,12 +29,11 @@
 //! and link `k` to the peer group of rank `j` takes slot `k*(g-1) + j`, so
 //! a partly cabled system spreads its global links over many routers.
 
-use super::megafly::{attach_nodes, check_nodes, check_size, global_links_per_pair, terminal_latency, Terminals};
+use super::megafly::{attach_nodes, check_nodes, check_size, global_links_per_pair, Terminals};
 use super::Built;
 use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
 use crate::network::{LinkKind, Network};
-use crate::units::{ns_to_ps, Rate};
 use serde_json::json;
 
 /// Chassis (rows) per group of a Cray XC system.
@@ -91,11 +90,8 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
     let row_base = p;
     let col_base = p + (cols - 1) * a.row_links;
     let global_base = col_base + (rows - 1) * a.column_links;
-    let local_rate = Rate::from_bps(links.bandwidth_bps);
-    let global_rate = Rate::from_bps(links.global_bandwidth_bps.unwrap_or(links.bandwidth_bps));
-    let fec = links.fec_latency_ns;
-    let lat_local = ns_to_ps(links.local_latency_ns + fec);
-    let lat_global = ns_to_ps(links.global_latency_ns + fec);
+    let lp = super::LinkParams::new(links, nic);
+    let ((local_rate, lat_local), (global_rate, lat_global)) = (lp.local, lp.global);
     let mut net = Network { rails: t.rails, ..Network::default() };
     for _ in 0..g * per_group {
         net.add_switch(global_base + h);
@@ -138,7 +134,7 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
         }
     }
     let routers: Vec<u32> = (0..g * per_group).collect();
-    let term = Terminals { per_group, p, rails: t.rails, nodes: t.nodes, rate: Rate::from_bps(nic.bandwidth_bps), latency: terminal_latency(links) };
+    let term = Terminals { per_group, p, rails: t.rails, nodes: t.nodes, rate: lp.terminal.0, latency: lp.terminal.1 };
     attach_nodes(&mut net, &routers, &term);
     Ok(Built {
         net,
@@ -210,6 +206,7 @@ fn validate(t: &TopologyConfig) -> Result<Shape> {
 mod tests {
     use super::*;
     use crate::network::NONE;
+    use crate::units::Rate;
     use crate::topology::GraphTopology;
 
 

@@ -9,7 +9,7 @@
 use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
 use crate::network::{LinkKind, Network, NONE};
-use crate::units::{ns_to_ps, Rate};
+use crate::units::Rate;
 
 /// One direction of a global link, as seen by routing.
 #[derive(Clone, Copy, Debug)]
@@ -42,11 +42,8 @@ impl Dragonfly {
     pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<(Dragonfly, Network)> {
         let lpp = validate(t)?;
         let (g, a, p, k, h) = (t.groups, t.switches_per_group, t.endpoints_per_switch, t.local_links_per_pair, t.global_ports_per_switch);
-        let fabric = Rate::from_bps(links.bandwidth_bps);
-        let fec = links.fec_latency_ns;
-        let lat_local = ns_to_ps(links.local_latency_ns + fec);
-        let lat_global = ns_to_ps(links.global_latency_ns + fec);
-        let lat_term = ns_to_ps(links.terminal_latency_ns + fec);
+        let lp = super::LinkParams::new(links, nic);
+        let ((local_rate, lat_local), (global_rate, lat_global), (term_rate, lat_term)) = (lp.local, lp.global, lp.terminal);
         let mut net = Network { rails: t.rails, ..Network::default() };
         let radix = p + (a - 1) * k + h;
         for _ in 0..g * a {
@@ -60,7 +57,7 @@ impl Dragonfly {
                         let (sx, sy) = (grp * a + x, grp * a + y);
                         let px = p + local_rank(x, y) * k + j;
                         let py = p + local_rank(y, x) * k + j;
-                        net.connect_switches(LinkKind::Local, (sx, px), (sy, py), fabric, lat_local);
+                        net.connect_switches(LinkKind::Local, (sx, px), (sy, py), local_rate, lat_local);
                     }
                 }
             }
@@ -75,7 +72,7 @@ impl Dragonfly {
                 for l in 0..lpp {
                     let (si, pi) = slot_to_port(gi, slot(gj - 1, l));
                     let (sj, pj) = slot_to_port(gj, slot(gi, l));
-                    net.connect_switches(LinkKind::Global, (si, pi), (sj, pj), fabric, lat_global);
+                    net.connect_switches(LinkKind::Global, (si, pi), (sj, pj), global_rate, lat_global);
                     dirlinks.push(GlobalLink { from: si, port: pi, to: sj });
                     dirlinks.push(GlobalLink { from: sj, port: pj, to: si });
                 }
@@ -89,7 +86,7 @@ impl Dragonfly {
         for i in 1..pair_start.len() {
             pair_start[i] += pair_start[i - 1];
         }
-        attach_nodes(&mut net, t, Rate::from_bps(nic.bandwidth_bps), lat_term)?;
+        attach_nodes(&mut net, t, term_rate, lat_term)?;
         let df = Dragonfly {
             groups: g,
             switches_per_group: a,
@@ -252,6 +249,20 @@ mod tests {
 
     fn cfg(g: u32, a: u32, p: u32, k: u32, h: u32) -> TopologyConfig {
         TopologyConfig { groups: g, switches_per_group: a, endpoints_per_switch: p, local_links_per_pair: k, global_ports_per_switch: h, ..Default::default() }
+    }
+
+    #[test]
+    fn global_links_take_their_own_bandwidth() {
+        let links = LinkConfig { global_bandwidth_bps: Some(100e9), ..Default::default() };
+        let (_, net) = Dragonfly::build(&cfg(4, 8, 16, 4, 6), &links, &NicConfig::default()).unwrap();
+        for c in &net.channels {
+            let want = match c.kind {
+                LinkKind::Global => 100e9,
+                LinkKind::Local => 200e9,
+                LinkKind::Terminal => 100e9,
+            };
+            assert_eq!(c.rate.bps(), Rate::from_bps(want).bps(), "{:?}", c.kind);
+        }
     }
 
     #[test]

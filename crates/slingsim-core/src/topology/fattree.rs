@@ -25,23 +25,19 @@
 //! is group k. Endpoint `e` sits on edge switch `e / (k/2)` (edge switches
 //! numbered across pods), port `e % (k/2)`.
 
-use super::megafly::{attach_nodes, check_nodes, check_size, terminal_latency, Terminals};
+use super::megafly::{attach_nodes, check_nodes, check_size, Terminals};
 use super::Built;
 use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
 use crate::network::{LinkKind, Network};
-use crate::units::{ns_to_ps, Rate};
 use serde_json::json;
 
 /// Validates the parameters and builds a fat tree network.
 pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<Built> {
     let (k, up) = validate(t)?;
     let half = k / 2;
-    let local_rate = Rate::from_bps(links.bandwidth_bps);
-    let global_rate = Rate::from_bps(links.global_bandwidth_bps.unwrap_or(links.bandwidth_bps));
-    let fec = links.fec_latency_ns;
-    let lat_local = ns_to_ps(links.local_latency_ns + fec);
-    let lat_global = ns_to_ps(links.global_latency_ns + fec);
+    let lp = super::LinkParams::new(links, nic);
+    let ((local_rate, lat_local), (global_rate, lat_global)) = (lp.local, lp.global);
     let mut net = Network { rails: t.rails, ..Network::default() };
     let edge = |pod: u32, i: u32| pod * k + i;
     let agg = |pod: u32, j: u32| pod * k + half + j;
@@ -73,7 +69,7 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
         }
     }
     let edges: Vec<u32> = (0..k).flat_map(|pod| (0..half).map(move |i| edge(pod, i))).collect();
-    let term = Terminals { per_group: half, p: half, rails: t.rails, nodes: t.nodes, rate: Rate::from_bps(nic.bandwidth_bps), latency: terminal_latency(links) };
+    let term = Terminals { per_group: half, p: half, rails: t.rails, nodes: t.nodes, rate: lp.terminal.0, latency: lp.terminal.1 };
     attach_nodes(&mut net, &edges, &term);
     let switches = groups.len();
     Ok(Built {

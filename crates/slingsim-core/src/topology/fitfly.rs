@@ -8,8 +8,8 @@
 //! numbered across planes (`pl*2q + g`), and so are endpoint ids; rail r of
 //! a node is its endpoint in plane r.
 
-use super::slimfly::{attach_nodes, validate, wire_plane, LinkParams};
-use super::Built;
+use super::slimfly::{attach_nodes, validate, wire_plane};
+use super::{Built, LinkParams};
 use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
 use crate::network::Network;

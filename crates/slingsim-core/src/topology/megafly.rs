@@ -21,7 +21,7 @@ use super::Built;
 use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
 use crate::network::{LinkKind, Network, NONE};
-use crate::units::{ns_to_ps, Ps, Rate};
+use crate::units::{Ps, Rate};
 use serde_json::json;
 
 /// Megafly parameters after defaults and validation.
@@ -42,11 +42,8 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
     let m = validate(t)?;
     let (g, l, s, p, h) = (m.groups, m.leaves, m.spines, m.p, m.h);
     let per_group = l + s;
-    let local_rate = Rate::from_bps(links.bandwidth_bps);
-    let global_rate = Rate::from_bps(links.global_bandwidth_bps.unwrap_or(links.bandwidth_bps));
-    let fec = links.fec_latency_ns;
-    let lat_local = ns_to_ps(links.local_latency_ns + fec);
-    let lat_global = ns_to_ps(links.global_latency_ns + fec);
+    let lp = super::LinkParams::new(links, nic);
+    let ((local_rate, lat_local), (global_rate, lat_global)) = (lp.local, lp.global);
     let mut net = Network { rails: t.rails, ..Network::default() };
     let mut groups = Vec::with_capacity((g * per_group) as usize);
     for grp in 0..g {
@@ -85,7 +82,7 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
         }
     }
     let leaves: Vec<u32> = (0..g).flat_map(|grp| (0..l).map(move |i| grp * per_group + i)).collect();
-    let term = Terminals { per_group: l, p, rails: t.rails, nodes: t.nodes, rate: Rate::from_bps(nic.bandwidth_bps), latency: terminal_latency(links) };
+    let term = Terminals { per_group: l, p, rails: t.rails, nodes: t.nodes, rate: lp.terminal.0, latency: lp.terminal.1 };
     attach_nodes(&mut net, &leaves, &term);
     Ok(Built {
         net,
@@ -218,11 +215,6 @@ pub(super) struct Terminals {
     pub nodes: Option<u32>,
     pub rate: Rate,
     pub latency: Ps,
-}
-
-/// Terminal link latency: propagation plus FEC.
-pub(super) fn terminal_latency(links: &LinkConfig) -> Ps {
-    ns_to_ps(links.terminal_latency_ns + links.fec_latency_ns)
 }
 
 /// Checks `rails` and `nodes` against `ports` endpoint ports of `p` per

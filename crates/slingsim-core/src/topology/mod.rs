@@ -16,9 +16,10 @@ pub mod graphml;
 pub mod megafly;
 pub mod slimfly;
 
-use crate::config::Config;
+use crate::config::{Config, LinkConfig, NicConfig};
 use crate::error::{ConfigError, Result};
 use crate::network::Network;
+use crate::units::{ns_to_ps, Ps, Rate};
 pub use dragonfly::Dragonfly;
 pub use graph::GraphTopology;
 
@@ -70,6 +71,25 @@ fn family_keys(kind: &str) -> &'static [&'static str] {
             "global_links_per_group_pair", "radix", "nodes", "rails",
         ],
         _ => &[],
+    }
+}
+
+/// Rates and latencies of the three link kinds (latency includes FEC).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LinkParams {
+    pub local: (Rate, Ps),
+    pub global: (Rate, Ps),
+    pub terminal: (Rate, Ps),
+}
+
+impl LinkParams {
+    pub(crate) fn new(l: &LinkConfig, n: &NicConfig) -> LinkParams {
+        let fec = l.fec_latency_ns;
+        LinkParams {
+            local: (Rate::from_bps(l.bandwidth_bps), ns_to_ps(l.local_latency_ns + fec)),
+            global: (Rate::from_bps(l.global_bandwidth_bps.unwrap_or(l.bandwidth_bps)), ns_to_ps(l.global_latency_ns + fec)),
+            terminal: (Rate::from_bps(n.bandwidth_bps), ns_to_ps(l.terminal_latency_ns + fec)),
+        }
     }
 }
 

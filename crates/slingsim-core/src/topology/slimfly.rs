@@ -16,11 +16,10 @@
 //! Endpoint `e` sits on switch `e / p`, port `e % p`.
 
 use super::galois::{prime_power, GaloisField};
-use super::Built;
+use super::{Built, LinkParams};
 use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
 use crate::network::{LinkKind, Network, NONE};
-use crate::units::{ns_to_ps, Ps, Rate};
 use serde_json::json;
 
 /// Largest q accepted: the builder and the shortest-path tables grow as q^3
@@ -145,25 +144,6 @@ pub fn check_q(q: u32) -> Result<i32> {
         None => format!("the smallest valid value is q = {above} ({} routers)", 2 * above * above),
     };
     Err(ConfigError::new("topology.q", format!("{why}; {nearest}")))
-}
-
-/// Rates and latencies of the three link kinds (latency includes FEC).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct LinkParams {
-    local: (Rate, Ps),
-    global: (Rate, Ps),
-    terminal: (Rate, Ps),
-}
-
-impl LinkParams {
-    pub(crate) fn new(l: &LinkConfig, n: &NicConfig) -> LinkParams {
-        let fec = l.fec_latency_ns;
-        LinkParams {
-            local: (Rate::from_bps(l.bandwidth_bps), ns_to_ps(l.local_latency_ns + fec)),
-            global: (Rate::from_bps(l.global_bandwidth_bps.unwrap_or(l.bandwidth_bps)), ns_to_ps(l.global_latency_ns + fec)),
-            terminal: (Rate::from_bps(n.bandwidth_bps), ns_to_ps(l.terminal_latency_ns + fec)),
-        }
-    }
 }
 
 /// Reads `q`, checks the ports and node count shared by Slim Fly and Fit

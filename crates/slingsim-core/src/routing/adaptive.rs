@@ -1,0 +1,129 @@
+//! The routing decision every topology shares (MODEL.md Sec. 4): hashed
+//! modes draw from a per-flow stream, Valiant picks an intermediate at the
+//! source switch, the adaptive modes compare candidate paths there (and
+//! PAR / ADAPTIVE_1 once more one hop later inside the source group), and
+//! everything else follows the packet's routing state. A topology supplies
+//! only its path primitives ([`Paths`]).
+
+use super::{flow_hash, Algorithm, Biases, PathClass};
+use crate::network::{Network, NONE};
+use crate::packet::{Packet, FLAG_NONMINIMAL};
+use crate::rng::Rng;
+
+/// Occupancy the engine reports for a failed link: a path over it is ruled out.
+pub const FAILED_LINK: u64 = u64::MAX / 4;
+
+/// The path primitives of a topology.
+pub trait Paths {
+    /// Group of switch `s` (PAR reconsiders only inside the source group).
+    fn group(&self, s: u32) -> u32;
+    /// Sets a random Valiant intermediate on `pkt`; false if none exists
+    /// (the packet then routes minimally).
+    fn set_intermediate(&self, s: u32, pkt: &mut Packet, rng: &mut Rng) -> bool;
+    /// One hop along the packet's routing state; `adaptive` picks the least
+    /// occupied of equivalent next hops where the topology offers several.
+    fn step<F: Fn(u32) -> u64>(&self, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, adaptive: bool, occupancy: &F) -> u32;
+    /// Switch hops of candidate `cand` from `s` (after its first step);
+    /// `pkt` is the packet before the choice.
+    fn path_hops(&self, s: u32, pkt: &Packet, cand: &Packet, nonminimal: bool) -> u32;
+    /// A channel past the first hop that candidate `cand` is already
+    /// committed to (the dragonfly's global link), or `NONE`.
+    fn committed_channel(&self, _net: &Network, _cand: &Packet) -> u32 {
+        NONE
+    }
+}
+
+/// Minimal and non-minimal candidates an adaptive mode compares.
+pub fn candidates(alg: Algorithm) -> (u32, u32) {
+    match alg {
+        Algorithm::Ugal | Algorithm::Par => (1, 1),
+        Algorithm::Slingshot | Algorithm::Adaptive(_) => (2, 2),
+        _ => (0, 0),
+    }
+}
+
+/// Picks the output channel of `pkt` at switch `s` under routing mode
+/// `alg`, updating its routing state. `occupancy(ch)` estimates the bytes
+/// waiting for channel `ch` (for the adaptive modes).
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn next_channel<T: Paths, F: Fn(u32) -> u64>(
+    t: &T,
+    alg: Algorithm,
+    net: &Network,
+    s: u32,
+    pkt: &mut Packet,
+    rng: &mut Rng,
+    biases: &Biases,
+    occupancy: F,
+) -> u32 {
+    let minimal_so_far = pkt.flags & FLAG_NONMINIMAL == 0;
+    let at_source = pkt.hops == 0 && minimal_so_far && pkt.global_link == NONE;
+    if alg.hashed() {
+        // The same flow always draws the same choices.
+        let h = flow_hash(alg, pkt.src, pkt.dst, pkt.created);
+        if alg == Algorithm::NminHash && at_source {
+            t.set_intermediate(s, pkt, &mut Rng::new(h, 0));
+        }
+        return t.step(net, s, pkt, &mut Rng::new(h, 1 + s as u64), false, &occupancy);
+    }
+    let (n_min, n_nonmin) = candidates(alg);
+    if at_source {
+        if alg == Algorithm::Valiant {
+            t.set_intermediate(s, pkt, rng);
+        } else if n_min > 0 {
+            return choose_among(t, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, 0), &occupancy);
+        }
+    } else if alg.path_class() == PathClass::Progressive
+        && minimal_so_far
+        && pkt.hops <= Algorithm::PAR_LAST_DECISION_HOP
+        && t.group(s) == t.group(net.endpoint_switch[pkt.src as usize])
+    {
+        // PAR / ADAPTIVE_1: one hop taken minimally; look again here.
+        pkt.global_link = NONE;
+        return choose_among(t, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, pkt.hops), &occupancy);
+    }
+    t.step(net, s, pkt, rng, alg == Algorithm::MinimalAdaptive, &occupancy)
+}
+
+/// Evaluates `n_min` minimal and `n_nonmin` Valiant candidate paths by
+/// (bytes waiting at their first output) x (path hops), plus `bias` on the
+/// non-minimal ones, and takes the cheapest; ties go to the minimal path
+/// (UGAL-L for 1 + 1, Slingshot and Aries adaptive routing for 2 + 2:
+/// paper 000 Sec. II-C, 004 Sec. 2.2). A candidate committed to a failed
+/// link is ruled out (the fabric manager's table update).
+#[allow(clippy::too_many_arguments)]
+fn choose_among<T: Paths, F: Fn(u32) -> u64>(
+    t: &T,
+    net: &Network,
+    s: u32,
+    pkt: &mut Packet,
+    rng: &mut Rng,
+    n_min: u32,
+    n_nonmin: u32,
+    bias: f64,
+    occupancy: &F,
+) -> u32 {
+    let mut best: Option<(f64, Packet, u32)> = None;
+    for i in 0..n_min + n_nonmin {
+        let nonmin = i >= n_min;
+        let mut cand = *pkt;
+        if nonmin && !t.set_intermediate(s, &mut cand, rng) {
+            continue;
+        }
+        // Random next hops: the candidates differ, and the comparison adapts.
+        let ch = t.step(net, s, &mut cand, rng, false, occupancy);
+        let hops = t.path_hops(s, pkt, &cand, nonmin);
+        let mut cost = occupancy(ch) as f64 * hops as f64 + if nonmin { bias } else { 0.0 };
+        let ahead = t.committed_channel(net, &cand);
+        if ahead != NONE && occupancy(ahead) >= FAILED_LINK {
+            cost = f64::INFINITY;
+        }
+        if best.as_ref().map_or(true, |(c, _, _)| cost < *c) {
+            best = Some((cost, cand, ch));
+        }
+    }
+    let (_, cand, ch) = best.expect("a minimal candidate always exists");
+    *pkt = cand;
+    ch
+}

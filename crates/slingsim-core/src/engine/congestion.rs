@@ -110,12 +110,9 @@ impl Simulation {
         }
         if p.flags & FLAG_ECN != 0 && self.cc.algorithm == Algorithm::Dcqcn {
             let cc = &self.cc;
-            let st = self.pairs.entry(pair_key(p.src, p.dst)).or_insert_with(|| {
-                let mut s = PairState::new(cc);
-                s.last_cnp = 0;
-                s
-            });
-            if st.signals == 0 && st.last_cnp == 0 || t >= st.last_cnp + cc.cnp_interval {
+            let st = self.pairs.entry(pair_key(p.src, p.dst)).or_insert_with(|| PairState::new(cc));
+            // last_cnp = 0: none sent yet (a sent one is stamped at least 1).
+            if st.last_cnp == 0 || t >= st.last_cnp + cc.cnp_interval {
                 st.last_cnp = t.max(1);
                 self.cc_stats.cnps += 1;
                 let a = Ack { src: p.src, dst: p.dst, wire: 0, level: 0, flows: 0, rtt: 2 * back, cnp: true, source: p.source };
@@ -248,11 +245,7 @@ impl Simulation {
         };
         let vc = class as usize * self.hop_vcs;
         if self.credits[ch as usize * self.n_vcs + vc] < wire as i64 {
-            if next_return != NEVER_WAKE {
-                self.schedule_try(ch, next_return);
-            } else {
-                self.tx[ch as usize].waiting_credit = true;
-            }
+            self.wait_for_credit(ch, next_return);
             return true;
         }
         self.nic_retry[e as usize].pop_front();
@@ -296,6 +289,3 @@ impl Simulation {
         }
     }
 }
-
-/// No credit return pending.
-const NEVER_WAKE: Ps = super::NEVER;

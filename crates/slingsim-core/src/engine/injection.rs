@@ -211,6 +211,12 @@ impl Simulation {
         if self.stalled_since[e as usize] == NEVER {
             self.stalled_since[e as usize] = self.now;
         }
+        self.wait_for_credit(ch, next_return);
+    }
+
+    /// The NIC on `ch` waits for buffer space: it tries again when the next
+    /// credit return arrives, or when one is sent if none is on its way.
+    pub(crate) fn wait_for_credit(&mut self, ch: u32, next_return: Ps) {
         if next_return != NEVER {
             self.schedule_try(ch, next_return);
         } else {

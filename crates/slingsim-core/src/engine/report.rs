@@ -48,30 +48,35 @@ impl Simulation {
         v
     }
 
-    /// Payload bytes and packets in the fabric, counted by walking every
-    /// queue and every packet on a wire (independent of the running totals).
-    fn scan_in_flight(&self) -> (u64, u64) {
-        let (mut bytes, mut packets) = (0u64, 0u64);
+    /// Calls `f` on every packet in the network, found by walking every
+    /// queue, every packet on a wire and every lost packet awaiting its
+    /// source's retry (independent of the running totals).
+    fn for_each_in_network(&self, mut f: impl FnMut(&crate::packet::Packet)) {
         for q in &self.queues {
             let mut h = q.head;
             while h != NONE {
                 let p = self.pool.get(h);
-                bytes += p.payload as u64;
-                packets += 1;
+                f(p);
                 h = p.next;
             }
         }
         for ev in self.events.iter() {
-            // On a wire, or lost and waiting for the source's retry timer.
             if let Event::Arrive(h) | Event::Retry(h) = ev {
-                bytes += self.pool.get(h).payload as u64;
-                packets += 1;
+                f(self.pool.get(h));
             }
         }
         for &h in self.nic_retry.iter().flatten() {
-            bytes += self.pool.get(h).payload as u64;
-            packets += 1;
+            f(self.pool.get(h));
         }
+    }
+
+    /// Payload bytes and packets in the network.
+    fn scan_in_flight(&self) -> (u64, u64) {
+        let (mut bytes, mut packets) = (0u64, 0u64);
+        self.for_each_in_network(|p| {
+            bytes += p.payload as u64;
+            packets += 1;
+        });
         (bytes, packets)
     }
 
@@ -80,29 +85,13 @@ impl Simulation {
     /// would describe only the packets that got through.
     fn undelivered_by_source(&self) -> Vec<(u64, u64)> {
         let mut out = vec![(0u64, 0u64); self.sources.len()];
-        let mut add = |h: u32| {
-            let p = self.pool.get(h);
+        self.for_each_in_network(|p| {
             if p.flags & crate::packet::FLAG_MEASURED != 0 {
                 let o = &mut out[p.source as usize];
                 o.0 += 1;
                 o.1 += self.now.saturating_sub(p.created);
             }
-        };
-        for q in &self.queues {
-            let mut h = q.head;
-            while h != NONE {
-                add(h);
-                h = self.pool.get(h).next;
-            }
-        }
-        for ev in self.events.iter() {
-            if let Event::Arrive(h) | Event::Retry(h) = ev {
-                add(h);
-            }
-        }
-        for &h in self.nic_retry.iter().flatten() {
-            add(h);
-        }
+        });
         out
     }
 

@@ -26,6 +26,7 @@ pub mod engine;
 pub mod error;
 pub mod event;
 pub mod metrics;
+pub mod mpi;
 pub mod network;
 pub mod nic;
 pub mod packet;

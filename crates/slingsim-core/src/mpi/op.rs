@@ -1,0 +1,134 @@
+//! The MPI operation format: what a rank's program is made of. Generated
+//! workloads, collectives and trace readers (DUMPI natively, OTF2 through
+//! Python) all produce this one format, so replay has one interpreter.
+//!
+//! Ranks, peers and roots are ranks *within the communicator* the operation
+//! names, as in MPI; communicator 0 is the job's world. Requests are small
+//! integers local to a rank: an `Isend`, `Irecv` or nonblocking collective
+//! opens request `req`, a `Wait` closes the ones it lists. An id may be
+//! reused once closed (DUMPI traces reuse handles), and a `Wait` refers to
+//! the live request of that id.
+
+use serde::{Deserialize, Serialize};
+
+/// `peer` of a receive that matches any source (MPI_ANY_SOURCE).
+pub const ANY_SOURCE: i32 = -1;
+/// `tag` of a receive that matches any tag (MPI_ANY_TAG).
+pub const ANY_TAG: i32 = -1;
+/// `peer` of an operation with MPI_PROC_NULL: it completes at once and moves no data.
+pub const PROC_NULL: i32 = -2;
+
+/// A collective operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Collective {
+    Barrier,
+    Bcast,
+    Reduce,
+    Allreduce,
+    Allgather,
+    Alltoall,
+    Gather,
+    Scatter,
+    ReduceScatter,
+}
+
+impl Collective {
+    /// Every collective, in a fixed order.
+    pub const ALL: [Collective; 9] = [
+        Collective::Barrier,
+        Collective::Bcast,
+        Collective::Reduce,
+        Collective::Allreduce,
+        Collective::Allgather,
+        Collective::Alltoall,
+        Collective::Gather,
+        Collective::Scatter,
+        Collective::ReduceScatter,
+    ];
+
+    /// Name in configs and results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Collective::Barrier => "barrier",
+            Collective::Bcast => "bcast",
+            Collective::Reduce => "reduce",
+            Collective::Allreduce => "allreduce",
+            Collective::Allgather => "allgather",
+            Collective::Alltoall => "alltoall",
+            Collective::Gather => "gather",
+            Collective::Scatter => "scatter",
+            Collective::ReduceScatter => "reduce_scatter",
+        }
+    }
+
+    /// Parses a name of [`Collective::name`].
+    pub fn parse(s: &str) -> Option<Collective> {
+        Collective::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
+/// One operation of a rank's program.
+///
+/// `bytes` of a collective: the buffer for bcast, reduce and allreduce; what
+/// each rank contributes for allgather and gather; what each rank receives
+/// for scatter and reduce_scatter; what each rank sends to each other rank
+/// for alltoall. `counts`, when present (the v-variants of traces: bytes to
+/// each rank of the communicator), overrides `bytes` per peer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Op {
+    /// Local work (computation, or a trace's gap between calls), ns.
+    Compute { ns: f64 },
+    /// Blocking send (MPI_Send and its buffered/ready/synchronous forms).
+    Send { comm: u32, peer: i32, tag: i32, bytes: u64 },
+    /// Blocking receive.
+    Recv { comm: u32, peer: i32, tag: i32, bytes: u64 },
+    /// Nonblocking send opening request `req`.
+    Isend { comm: u32, peer: i32, tag: i32, bytes: u64, req: u32 },
+    /// Nonblocking receive opening request `req`.
+    Irecv { comm: u32, peer: i32, tag: i32, bytes: u64, req: u32 },
+    /// Waits until every listed request has completed (wait, waitall, and
+    /// the requests a waitany/waitsome/test call was seen to complete).
+    Wait { reqs: Vec<u32> },
+    /// A collective over `comm`; blocking unless `req` is given.
+    Coll {
+        kind: Collective,
+        comm: u32,
+        #[serde(default)]
+        bytes: u64,
+        #[serde(default)]
+        root: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        counts: Option<Vec<u64>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        req: Option<u32>,
+    },
+    /// Marks the end of one iteration of an iterated workload: the job's
+    /// iteration time is the latest of its ranks' marks.
+    IterationEnd,
+}
+
+/// The programs of one job's ranks and the communicators they use.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Program {
+    /// Number of ranks.
+    pub ranks: u32,
+    /// Members of each communicator as ranks of the world (communicator 0
+    /// is the world: 0..ranks), in communicator rank order.
+    pub comms: Vec<Vec<u32>>,
+    /// Each rank's operations.
+    pub ops: Vec<Vec<Op>>,
+    /// What the source of the program (a trace reader) could not represent,
+    /// stated rather than dropped silently.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+impl Program {
+    /// An empty program of `ranks` ranks with the world communicator.
+    pub fn new(ranks: u32) -> Program {
+        Program { ranks, comms: vec![(0..ranks).collect()], ops: vec![Vec::new(); ranks as usize], warnings: Vec::new() }
+    }
+}

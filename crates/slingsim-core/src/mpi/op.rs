@@ -104,9 +104,20 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         req: Option<u32>,
     },
+    /// One-sided put of `bytes` into rank `peer`'s memory (no matching at
+    /// the target); completes when the data has arrived.
+    Put { comm: u32, peer: i32, bytes: u64, req: u32 },
+    /// One-sided get of `bytes` from rank `peer`: a request goes out, the
+    /// target's NIC returns the data; completes when the data has arrived.
+    Get { comm: u32, peer: i32, bytes: u64, req: u32 },
     /// Marks the end of one iteration of an iterated workload: the job's
     /// iteration time is the latest of its ranks' marks.
     IterationEnd,
+    /// Starts this rank's timer; the next `TimerStop` records the time
+    /// since into the job's `timed` distribution (the request latency of a
+    /// client-server service, for example).
+    TimerStart,
+    TimerStop,
 }
 
 /// The programs of one job's ranks and the communicators they use.

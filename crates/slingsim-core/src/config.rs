@@ -25,6 +25,9 @@ pub struct Config {
     pub classes: Vec<ClassConfig>,
     pub qos: QosConfig,
     pub traffic: Vec<TrafficConfig>,
+    /// The MPI library's costs and protocols, and the jobs (MODEL.md Sec. 7).
+    pub mpi: crate::mpi::config::MpiConfig,
+    pub job: Vec<crate::mpi::config::JobConfig>,
 }
 
 /// Congestion control (MODEL.md Sec. 5); docs/congestion.md explains each

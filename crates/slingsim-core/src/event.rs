@@ -24,6 +24,12 @@ pub enum Event {
     Retry(u32),
     /// The measurement window closes.
     WindowEnd,
+    /// An MPI rank runs its next operations.
+    MpiWake(u32),
+    /// An MPI message is handed to the NIC (after the send overhead).
+    MpiPost(u32),
+    /// An MPI message between ranks of one node arrives through memory.
+    MpiLocal(u32),
 }
 
 impl Event {
@@ -38,6 +44,9 @@ impl Event {
             Event::Ack(a) => (5 << 60) | a as u64,
             Event::Retry(h) => (6 << 60) | h as u64,
             Event::WindowEnd => 7 << 60,
+            Event::MpiWake(r) => (8 << 60) | r as u64,
+            Event::MpiPost(w) => (9 << 60) | w as u64,
+            Event::MpiLocal(w) => (10 << 60) | w as u64,
         }
     }
 
@@ -51,6 +60,9 @@ impl Event {
             5 => Event::Ack(x as u32),
             6 => Event::Retry(x as u32),
             7 => Event::WindowEnd,
+            8 => Event::MpiWake(x as u32),
+            9 => Event::MpiPost(x as u32),
+            10 => Event::MpiLocal(x as u32),
             _ => Event::Watchdog,
         }
     }

@@ -82,24 +82,32 @@ impl Simulation {
         if let Some(s) = self.api_source {
             return s;
         }
+        let alg = Algorithm::parse(&self.cfg.routing.algorithm).expect("checked at build");
+        let s = self.add_passive_source(API_SOURCE, Vec::new(), 0, alg, 0);
+        self.api_source = Some(s);
+        s
+    }
+
+    /// Adds a traffic source that generates nothing itself: messages sent
+    /// through the API or by a job's ranks are counted under it.
+    pub(crate) fn add_passive_source(&mut self, name: &str, nodes: Vec<u32>, start_ps: Ps, alg: Algorithm, class: u8) -> u16 {
         let s = self.sources.len() as u16;
         self.sources.push(Source {
-            name: API_SOURCE.into(),
-            nodes: Vec::new(),
+            name: name.into(),
+            nodes,
             groups: Vec::new(),
             pattern: Pattern::Uniform,
             injection: Injection::Flows { bytes: 0, per_node: 0 },
-            start_ps: 0,
+            start_ps,
             stop_ps: 0,
         });
         self.stats.push(Default::default());
         self.timeline.push(Vec::new());
-        self.source_alg.push(Algorithm::parse(&self.cfg.routing.algorithm).expect("checked at build"));
-        self.source_class.push(0);
+        self.source_alg.push(alg);
+        self.source_class.push(class);
         self.source_rng.push(crate::rng::Rng::new(self.cfg.sim.seed, 0x1_0000 + s as u64));
         self.source_slot_ps.push(0.0);
         self.source_msg_wire.push(0);
-        self.api_source = Some(s);
         s
     }
 }

@@ -95,7 +95,12 @@ impl Simulation {
         st.fct.record(t - f.start);
         st.flows_done += 1;
         self.flows_pending -= 1;
-        if self.flows_pending == 0 && !self.has_bernoulli {
+        if f.mpi != crate::network::NONE {
+            let id = f.mpi;
+            self.mpi_flow_done(flow, id, t);
+            return;
+        }
+        if self.flows_pending == 0 && !self.has_bernoulli && !self.mpi.active() {
             let more_to_start = self.sources.iter().any(|s| s.start_ps > self.now);
             if !more_to_start {
                 self.now = self.now.max(t);

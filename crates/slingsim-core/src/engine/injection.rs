@@ -96,7 +96,7 @@ impl Simulation {
                 self.enqueue_message(a, b, bytes, s, flow, self.source_alg[si].code(), self.source_class[si]);
             }
         }
-        if self.flows_pending == 0 && !self.has_bernoulli && self.sources.iter().all(|x| matches!(x.injection, Injection::Flows { .. })) {
+        if self.flows_pending == 0 && !self.has_bernoulli && !self.mpi.active() && self.sources.iter().all(|x| matches!(x.injection, Injection::Flows { .. })) {
             // Nothing to send at all (e.g. an incast of one node).
             let pending_starts = self.sources.iter().any(|x| x.start_ps > self.now);
             if !pending_starts {

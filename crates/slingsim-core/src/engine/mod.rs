@@ -16,6 +16,8 @@ mod api;
 mod congestion;
 mod delivery;
 mod injection;
+mod jobs_report;
+mod mpi;
 mod report;
 mod switching;
 mod watchdog;
@@ -55,6 +57,11 @@ pub enum EndReason {
     Deadlock,
     /// No events left and nothing in flight.
     Idle,
+    /// Every job that does not repeat has finished.
+    JobsDone,
+    /// MPI ranks wait for messages no rank will send (the program or trace
+    /// is inconsistent); the summary lists where each waits.
+    JobsStalled,
 }
 
 impl EndReason {
@@ -67,6 +74,8 @@ impl EndReason {
             EndReason::MaxTime => "max_time",
             EndReason::Deadlock => "deadlock",
             EndReason::Idle => "idle",
+            EndReason::JobsDone => "jobs_done",
+            EndReason::JobsStalled => "jobs_stalled",
         }
     }
 }
@@ -144,12 +153,14 @@ pub(crate) struct FlowRecord {
     pub out_of_order: u64,
     /// Payload bytes lost (lossy class drops, retries exhausted).
     pub lost_bytes: u64,
+    /// The MPI message this flow carries (NONE: not an MPI message).
+    pub mpi: u32,
 }
 
 impl FlowRecord {
     /// A flow of `bytes` from node `src` to node `dst`, started at `start`.
     pub(crate) fn new(source: u16, src: u32, dst: u32, bytes: u64, start: Ps) -> FlowRecord {
-        FlowRecord { source, src_node: src, dst_node: dst, bytes, start, end: NEVER, counters: NicCounters::default(), last_injected: 0, out_of_order: 0, lost_bytes: 0 }
+        FlowRecord { source, src_node: src, dst_node: dst, bytes, start, end: NEVER, counters: NicCounters::default(), last_injected: 0, out_of_order: 0, lost_bytes: 0, mpi: crate::network::NONE }
     }
 }
 
@@ -320,6 +331,8 @@ pub struct Simulation {
     pub(crate) stuck: Vec<serde_json::Value>,
     pub(crate) wall_s: f64,
     pub(crate) build_s: f64,
+    /// The MPI layer: jobs and their ranks (empty without jobs).
+    pub(crate) mpi: crate::mpi::runtime::Runtime,
 }
 
 /// Counts of congestion-control signals.
@@ -361,9 +374,21 @@ impl Simulation {
             let mode = c.mode(own, c.routing.unwrap_or(alg)).map_err(|m| ConfigError::new(format!("{field}.routing"), m))?;
             source_alg.push(mode);
         }
+        let mut job_modes = Vec::with_capacity(cfg.job.len());
+        for (i, j) in cfg.job.iter().enumerate() {
+            let field = format!("job[{i}]");
+            let class = crate::qos::resolve_class(&classes, &field, j.class.as_deref(), j.dscp)?;
+            let own = match &j.routing {
+                None => None,
+                Some(name) => Some(Algorithm::parse(name).map_err(|e| ConfigError::new(format!("{field}.routing"), e.message))?),
+            };
+            let c = &classes[class as usize];
+            let mode = c.mode(own, c.routing.unwrap_or(alg)).map_err(|m| ConfigError::new(format!("{field}.routing"), m))?;
+            job_modes.push((mode, class));
+        }
         // Enough VCs for the longest path of any mode in use (the API may
         // ask for any mode per message, so count them all when it is used).
-        let modes = source_alg.iter().chain(std::iter::once(&alg)).chain(classes.iter().filter_map(|c| c.routing.as_ref()));
+        let modes = source_alg.iter().chain(job_modes.iter().map(|(m, _)| m)).chain(std::iter::once(&alg)).chain(classes.iter().filter_map(|c| c.routing.as_ref()));
         let hop_vcs = modes.map(|&a| topo.max_hops(a)).max().unwrap_or(1) as usize;
         let n_vcs = hop_vcs * classes.len();
         let mtu = cfg.nic.mtu_payload;
@@ -383,16 +408,23 @@ impl Simulation {
             ));
         }
         let fail_at = failed_links(&cfg, &net)?;
-        if cfg.traffic.is_empty() {
-            return Err(ConfigError::new("traffic", "no traffic source: add a [[traffic]] table"));
+        if cfg.traffic.is_empty() && cfg.job.is_empty() {
+            return Err(ConfigError::new("traffic", "nothing to simulate: add a [[traffic]] source or a [[job]]"));
         }
         let seed = cfg.sim.seed;
-        let sources = build_sources(&cfg.traffic, &topo, &net, seed)?;
+        let mut alloc = crate::traffic::nodes::NodeAllocator::new(net.nodes());
+        let sources = build_sources(&cfg.traffic, &topo, &net, seed, &mut alloc)?;
+        let names: Vec<String> = sources.iter().map(|s| s.name.clone()).collect();
+        let job_plans = crate::mpi::build::plan_jobs(&cfg.job, &mut alloc, seed, &names)?;
+        let mpi_params = crate::mpi::runtime::Params::new(&cfg.mpi)?;
+        let jobs_wait = cfg.job.iter().any(|j| !j.repeat);
         let has_bernoulli = sources.iter().any(|s| matches!(s.injection, Injection::Bernoulli { .. }));
         let warmup = if has_bernoulli { ns_to_ps(cfg.sim.warmup_ns) } else { 0 };
         let window_end = if has_bernoulli { warmup + ns_to_ps(cfg.sim.duration_ns) } else { ns_to_ps(cfg.sim.max_time_ns) };
         let drain = ns_to_ps(cfg.sim.drain_ns.unwrap_or(cfg.sim.duration_ns));
         let end = if has_bernoulli { window_end + drain } else { window_end };
+        // Jobs that must finish keep the run going up to sim.max_time_ns.
+        let end = if jobs_wait { end.max(ns_to_ps(cfg.sim.max_time_ns)) } else { end };
         let nch = net.channels.len();
         let mut credits = vec![vc_capacity; nch * n_vcs];
         let per_class = cfg.switch.buffer_bytes as i64 / classes.len() as i64;
@@ -542,6 +574,7 @@ impl Simulation {
             stuck: Vec::new(),
             wall_s: 0.0,
             build_s: 0.0,
+            mpi: Default::default(),
             sources,
             topo,
             net,
@@ -550,6 +583,13 @@ impl Simulation {
         for &(c, at) in &fail_at {
             sim.tx[c as usize].fail_at = at;
         }
+        let mut job_routing = Vec::with_capacity(job_plans.len());
+        for (plan, &(mode, class)) in job_plans.iter().zip(&job_modes) {
+            let s = sim.add_passive_source(&plan.name, plan.nodes.clone(), plan.start, mode, class);
+            job_routing.push((s, mode.code(), class));
+        }
+        sim.mpi = crate::mpi::build::runtime(job_plans, &job_routing, mpi_params);
+        sim.mpi_schedule_starts();
         sim.schedule_sources();
         sim.events.push(sim.watchdog, Event::Watchdog);
         if has_bernoulli {
@@ -632,6 +672,8 @@ impl Simulation {
             if self.events.is_empty() {
                 if self.pool.live() > 0 {
                     self.declare_deadlock();
+                } else if self.mpi.jobs_left > 0 {
+                    self.finish(EndReason::JobsStalled);
                 } else {
                     self.finish(EndReason::Idle);
                 }
@@ -639,7 +681,7 @@ impl Simulation {
                 self.now = self.now.max(limit);
                 if limit == self.end {
                     // With no drain time asked for (sim.drain_ns = 0) ending at the window is the plan.
-                    self.finish(match (self.has_bernoulli, self.measured_outstanding) {
+                    self.finish(match (self.has_bernoulli && self.mpi.jobs_left == 0, self.measured_outstanding) {
                         (true, n) if n > 0 && self.end > self.window_end => EndReason::DrainLimit,
                         (true, _) => EndReason::TimeLimit,
                         (false, _) => EndReason::MaxTime,
@@ -662,6 +704,9 @@ impl Simulation {
             Event::Ack(a) => self.on_ack(a),
             Event::Retry(h) => self.on_retry(h),
             Event::WindowEnd => self.check_drained(),
+            Event::MpiWake(r) => self.on_mpi_wake(r),
+            Event::MpiPost(w) => self.on_mpi_post(w),
+            Event::MpiLocal(w) => self.on_mpi_local(w),
         }
     }
 
@@ -675,7 +720,7 @@ impl Simulation {
     /// packet has arrived.
     #[inline]
     pub(crate) fn check_drained(&mut self) {
-        if self.now >= self.window_end && self.measured_outstanding == 0 && self.has_bernoulli {
+        if self.now >= self.window_end && self.measured_outstanding == 0 && self.has_bernoulli && self.mpi.jobs_left == 0 {
             self.finish(EndReason::TimeLimit);
         }
     }

@@ -172,6 +172,7 @@ impl Simulation {
             "nonminimal_fraction": o["nonminimal_fraction"],
             "flows": o.get("flows").cloned().unwrap_or(Value::Null),
             "traffic": traffic,
+            "jobs": self.jobs_summary(),
             "links": links,
             "end_reason": self.end_reason.map(|r| r.name()).unwrap_or("running"),
             "deadlock": if self.stuck.is_empty() { Value::Null } else { json!({"stuck_buffers": self.stuck}) },
@@ -268,9 +269,10 @@ impl Simulation {
         t
     }
 
-    /// One row per fixed-size flow.
+    /// One row per fixed-size flow or API message (MPI messages are
+    /// reported per job instead).
     pub fn flows_table(&self) -> Table {
-        let f = &self.flows;
+        let f: Vec<&super::FlowRecord> = self.flows.iter().filter(|x| x.mpi == crate::network::NONE).collect();
         let mut t = Table::default();
         t.push("source", Column::Str(f.iter().map(|x| self.sources[x.source as usize].name.clone()).collect()));
         t.push("src_node", Column::U64(f.iter().map(|x| x.src_node as u64).collect()));

@@ -16,6 +16,10 @@ impl Simulation {
             self.declare_deadlock();
             return;
         }
+        if self.mpi_stalled() {
+            self.finish(EndReason::JobsStalled);
+            return;
+        }
         let next = self.now + self.watchdog;
         if next <= self.end {
             self.events.push(next, Event::Watchdog);

@@ -4,3 +4,10 @@
 pub mod op;
 
 pub use op::{Collective, Op, Program, ANY_SOURCE, ANY_TAG, PROC_NULL};
+pub mod collectives;
+pub mod config;
+pub mod runtime;
+pub mod state;
+pub mod validate;
+pub mod workloads;
+pub mod build;

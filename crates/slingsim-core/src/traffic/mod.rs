@@ -45,8 +45,8 @@ pub struct Source {
 }
 
 /// Builds every source of a config, allocating their node sets in order.
-pub fn build_sources(cfgs: &[TrafficConfig], topo: &Topology, net: &Network, seed: u64) -> Result<Vec<Source>> {
-    let mut alloc = NodeAllocator::new(net.nodes());
+/// Nodes come from `alloc`, which jobs then take theirs from.
+pub fn build_sources(cfgs: &[TrafficConfig], topo: &Topology, net: &Network, seed: u64, alloc: &mut NodeAllocator) -> Result<Vec<Source>> {
     let mut out: Vec<Source> = Vec::with_capacity(cfgs.len());
     if cfgs.len() > u16::MAX as usize {
         return Err(ConfigError::new("traffic", "too many traffic sources"));

@@ -1,0 +1,119 @@
+//! Results of MPI jobs: per-job times, iterations, message latencies and
+//! where unfinished ranks wait.
+
+use super::{Simulation, NEVER};
+use crate::mpi::state::Blocked;
+use crate::table::{Column, Table};
+use crate::units::ps_to_ns;
+use serde_json::{json, Map, Value};
+
+/// At most this many waiting ranks are listed per job.
+const MAX_LISTED: usize = 20;
+
+impl Simulation {
+    /// Iteration times of a job (ps): the latest rank's mark of each
+    /// iteration minus that of the one before (the job's start for the
+    /// first); only iterations every rank has marked.
+    pub(crate) fn iteration_times(&self, j: usize) -> Vec<u64> {
+        let job = &self.mpi.jobs[j];
+        let mut out = Vec::new();
+        let mut prev = job.start;
+        for (i, &m) in job.iteration_marks.iter().enumerate() {
+            if job.ranks_at_mark[i] < job.ranks {
+                break;
+            }
+            out.push(m.saturating_sub(prev));
+            prev = m;
+        }
+        out
+    }
+
+    /// `jobs` of the summary: one entry per job.
+    pub(crate) fn jobs_summary(&self) -> Value {
+        let mut out = Map::new();
+        for (j, job) in self.mpi.jobs.iter().enumerate() {
+            let times: Vec<f64> = self.iteration_times(j).iter().map(|&t| ps_to_ns(t)).collect();
+            let stats = iteration_stats(&times);
+            let finished = job.end != NEVER && job.end != u64::MAX;
+            let waiting: Vec<Value> = self
+                .mpi
+                .ranks
+                .iter()
+                .skip(job.first_rank as usize)
+                .take(job.ranks as usize)
+                .filter(|r| r.blocked == Blocked::Wait)
+                .take(MAX_LISTED)
+                .map(|r| json!({"rank": r.world, "node": r.node, "op_index": r.pc.saturating_sub(1), "op": job.program.ops[r.world as usize].get(r.pc.saturating_sub(1))}))
+                .collect();
+            out.insert(
+                job.name.clone(),
+                json!({
+                    "ranks": job.ranks,
+                    "nodes": job.nodes.len(),
+                    "ppn": job.ppn,
+                    "repeat": job.repeat,
+                    "start_ns": ps_to_ns(job.start),
+                    "finished": finished,
+                    "end_ns": if finished { json!(ps_to_ns(job.end)) } else { Value::Null },
+                    "runtime_ns": if finished { json!(ps_to_ns(job.end - job.start)) } else { Value::Null },
+                    "iterations": times.len(),
+                    "iteration_ns": stats,
+                    "iteration_times_ns": times,
+                    "passes": job.passes,
+                    "messages": job.messages,
+                    "collective_messages": job.collective_messages,
+                    "memory_messages": job.memory_messages,
+                    "bytes": job.bytes,
+                    "message_latency_ns": job.message_latency.summary(1e-3),
+                    "timed_ns": job.timed.summary(1e-3),
+                    "unknown_waits": job.unknown_waits,
+                    "warnings": job.program.warnings,
+                    "ranks_done": job.ranks_done,
+                    "waiting_ranks": waiting,
+                }),
+            );
+        }
+        Value::Object(out)
+    }
+
+    /// One row per job iteration: job, iteration, time.
+    pub fn iterations_table(&self) -> Table {
+        let (mut job, mut it, mut ns) = (Vec::new(), Vec::new(), Vec::new());
+        for (j, x) in self.mpi.jobs.iter().enumerate() {
+            for (i, t) in self.iteration_times(j).into_iter().enumerate() {
+                job.push(x.name.clone());
+                it.push(i as u64);
+                ns.push(ps_to_ns(t));
+            }
+        }
+        let mut t = Table::default();
+        t.push("job", Column::Str(job));
+        t.push("iteration", Column::U64(it));
+        t.push("time_ns", Column::F64(ns));
+        t
+    }
+}
+
+/// Mean, median, p99, min, max and the quartile coefficient of dispersion
+/// QCD = (Q3 - Q1) / (Q3 + Q1) (paper 004 Sec. 3.3) of iteration times.
+fn iteration_stats(times: &[f64]) -> Value {
+    if times.is_empty() {
+        return Value::Null;
+    }
+    let mut v = times.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    let q = |f: f64| {
+        let x = f * (v.len() - 1) as f64;
+        let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
+        v[lo] + (v[hi] - v[lo]) * (x - lo as f64)
+    };
+    let (q1, q3) = (q(0.25), q(0.75));
+    json!({
+        "mean": v.iter().sum::<f64>() / v.len() as f64,
+        "p50": q(0.5),
+        "p99": q(0.99),
+        "min": v[0],
+        "max": v[v.len() - 1],
+        "qcd": if q1 + q3 > 0.0 { (q3 - q1) / (q3 + q1) } else { 0.0 },
+    })
+}

@@ -1,0 +1,511 @@
+//! The MPI layer driven by the engine's clock: ranks run their programs,
+//! post sends and receives, match messages and run collectives round by
+//! round (MODEL.md Sec. 7). Messages between nodes travel as tracked
+//! messages through the NIC and network; between ranks of one node they
+//! arrive through memory after `mpi.memory_latency_ns` plus the copy time.
+//!
+//! Protocols: a message up to `mpi.eager_threshold_bytes` goes eagerly and
+//! its send completes once handed to the NIC; a larger one sends a request
+//! to send, the receiver answers clear-to-send when a receive matches, and
+//! the data follows; both sides complete when it has arrived. Posting a
+//! send costs the rank `mpi.send_overhead_ns`; a receive completes
+//! `mpi.recv_overhead_ns` after its data arrived.
+
+use super::{FlowRecord, Simulation, NEVER};
+use crate::event::Event;
+use crate::mpi::collectives::schedule;
+use crate::mpi::op::{Op, PROC_NULL};
+use crate::mpi::runtime::WireRecord;
+use crate::mpi::state::{Blocked, CollRun, Context, Envelope, Owner, PostedRecv, Wire};
+use crate::units::{ns_to_ps, Ps};
+
+impl Simulation {
+    /// Wakes rank `g` at `at` (or now) to run its program on.
+    fn mpi_wake(&mut self, g: u32, at: Ps) {
+        let at = at.max(self.now);
+        let r = &mut self.mpi.ranks[g as usize];
+        if r.wake_at != NEVER && r.wake_at >= self.now && r.wake_at <= at {
+            return; // an earlier wake-up is due; it reschedules if needed
+        }
+        r.wake_at = at;
+        self.events.push(at, Event::MpiWake(g));
+    }
+
+    pub(crate) fn on_mpi_wake(&mut self, g: u32) {
+        let r = &mut self.mpi.ranks[g as usize];
+        if r.wake_at == self.now {
+            r.wake_at = NEVER;
+        }
+        self.mpi_run(g);
+    }
+
+    /// Runs rank `g`'s operations until it blocks, computes or ends.
+    fn mpi_run(&mut self, g: u32) {
+        let now = self.now;
+        loop {
+            let r = &self.mpi.ranks[g as usize];
+            if r.blocked != Blocked::No {
+                return;
+            }
+            if r.ready_at > now {
+                let at = r.ready_at;
+                self.mpi_wake(g, at);
+                return;
+            }
+            let (j, world, pc) = (r.job as usize, r.world as usize, r.pc);
+            let ops = &self.mpi.jobs[j].program.ops[world];
+            if pc >= ops.len() {
+                if self.mpi_program_end(g) {
+                    continue;
+                }
+                return;
+            }
+            let op = ops[pc].clone();
+            self.mpi.ranks[g as usize].pc += 1;
+            self.mpi_execute(g, op);
+        }
+    }
+
+    /// The rank reached the end of its program: start over (repeating
+    /// jobs; returns true) or finish.
+    fn mpi_program_end(&mut self, g: u32) -> bool {
+        let r = &mut self.mpi.ranks[g as usize];
+        let j = r.job as usize;
+        let job = &mut self.mpi.jobs[j];
+        if job.repeat && !job.program.ops[r.world as usize].is_empty() {
+            r.pc = 0;
+            if r.world == 0 {
+                job.passes += 1;
+            }
+            return true;
+        }
+        r.blocked = Blocked::Done;
+        job.ranks_done += 1;
+        if job.ranks_done == job.ranks {
+            job.end = self.now;
+            if !job.repeat {
+                self.mpi.jobs_left -= 1;
+                if self.mpi.jobs_left == 0 {
+                    self.finish(super::EndReason::JobsDone);
+                }
+            }
+        }
+        false
+    }
+
+    fn mpi_execute(&mut self, g: u32, op: Op) {
+        let now = self.now;
+        let p = self.mpi.p().clone();
+        match op {
+            Op::Compute { ns } => {
+                self.mpi.ranks[g as usize].ready_at = now + ns_to_ps(ns);
+            }
+            Op::Isend { comm, peer, tag, bytes, req } => {
+                let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, now + p.send_overhead);
+                self.mpi_bind(g, req, slot);
+                self.mpi.ranks[g as usize].ready_at = now + p.send_overhead;
+            }
+            Op::Send { comm, peer, tag, bytes } => {
+                let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, now + p.send_overhead);
+                self.mpi.ranks[g as usize].ready_at = now + p.send_overhead;
+                self.mpi_block_on(g, vec![slot]);
+            }
+            Op::Irecv { comm, peer, tag, req, .. } => {
+                let slot = self.mpi_post_recv(g, comm, peer, tag, Context::PointToPoint, Owner::Program, true);
+                self.mpi_bind(g, req, slot);
+            }
+            Op::Recv { comm, peer, tag, .. } => {
+                let slot = self.mpi_post_recv(g, comm, peer, tag, Context::PointToPoint, Owner::Program, true);
+                self.mpi_block_on(g, vec![slot]);
+            }
+            Op::Wait { reqs } => {
+                let r = &mut self.mpi.ranks[g as usize];
+                let mut slots = Vec::with_capacity(reqs.len());
+                let mut unknown = 0;
+                for id in reqs {
+                    match r.req_ids.remove(&id) {
+                        Some(s) => slots.push(s),
+                        None => unknown += 1,
+                    }
+                }
+                let j = r.job as usize;
+                self.mpi.jobs[j].unknown_waits += unknown;
+                self.mpi_block_on(g, slots);
+            }
+            Op::Coll { kind, comm, bytes, root, counts, req } => {
+                let slot = self.mpi_start_collective(g, kind, comm, bytes, root, counts.as_deref());
+                match req {
+                    Some(id) => self.mpi_bind(g, id, slot),
+                    None => self.mpi_block_on(g, vec![slot]),
+                }
+            }
+            Op::Put { comm, peer, bytes, req } | Op::Get { comm, peer, bytes, req } => {
+                let get = matches!(op, Op::Get { .. });
+                let slot = self.mpi_one_sided(g, comm, peer, bytes, get, now + p.send_overhead);
+                self.mpi_bind(g, req, slot);
+                self.mpi.ranks[g as usize].ready_at = now + p.send_overhead;
+            }
+            Op::IterationEnd => {
+                let r = &mut self.mpi.ranks[g as usize];
+                let i = r.iteration as usize;
+                r.iteration += 1;
+                let job = &mut self.mpi.jobs[r.job as usize];
+                if job.iteration_marks.len() <= i {
+                    job.iteration_marks.resize(i + 1, 0);
+                    job.ranks_at_mark.resize(i + 1, 0);
+                }
+                job.iteration_marks[i] = job.iteration_marks[i].max(now);
+                job.ranks_at_mark[i] += 1;
+            }
+            Op::TimerStart => self.mpi.ranks[g as usize].timer = now,
+            Op::TimerStop => {
+                let r = &self.mpi.ranks[g as usize];
+                let d = now - r.timer;
+                let j = r.job as usize;
+                self.mpi.jobs[j].timed.record(d);
+            }
+        }
+    }
+
+    /// Gives slot `slot` the program's request id `id`.
+    fn mpi_bind(&mut self, g: u32, id: u32, slot: u32) {
+        self.mpi.ranks[g as usize].req_ids.insert(id, slot);
+    }
+
+    /// The program waits for `slots`; it goes on at once if they are done.
+    fn mpi_block_on(&mut self, g: u32, slots: Vec<u32>) {
+        let r = &mut self.mpi.ranks[g as usize];
+        r.waiting = slots;
+        r.blocked = Blocked::Wait;
+        self.mpi_check_wait(g);
+    }
+
+    /// Releases a waiting rank whose requests are all done.
+    fn mpi_check_wait(&mut self, g: u32) {
+        let r = &mut self.mpi.ranks[g as usize];
+        if r.blocked != Blocked::Wait || !r.wait_satisfied() {
+            return;
+        }
+        let latest = r.waiting.iter().map(|&s| r.reqs[s as usize].done_at).max().unwrap_or(0);
+        r.ready_at = r.ready_at.max(latest);
+        r.release_waiting();
+        r.blocked = Blocked::No;
+        let at = r.ready_at;
+        self.mpi_wake(g, at);
+    }
+
+    /// Global rank of rank `peer` of communicator `comm` of `g`'s job.
+    fn mpi_peer(&self, g: u32, comm: u32, peer: i32) -> u32 {
+        let r = &self.mpi.ranks[g as usize];
+        let job = &self.mpi.jobs[r.job as usize];
+        job.first_rank + job.program.comms[comm as usize][peer as usize]
+    }
+
+    /// Rank of `g` within `comm`.
+    fn mpi_rank_in(&self, g: u32, comm: u32) -> i32 {
+        let r = &self.mpi.ranks[g as usize];
+        self.mpi.jobs[r.job as usize].comm_rank[comm as usize][r.world as usize]
+    }
+
+    /// Posts a send of `bytes` to `peer` of `comm`, handed to the NIC at
+    /// `at`; returns its request slot.
+    #[allow(clippy::too_many_arguments)]
+    fn mpi_post_send(&mut self, g: u32, comm: u32, peer: i32, tag: i32, ctx: Context, bytes: u64, owner: Owner, at: Ps) -> u32 {
+        let slot = self.mpi.ranks[g as usize].open(owner, false);
+        if peer == PROC_NULL {
+            self.mpi_complete(g, slot, self.now);
+            return slot;
+        }
+        let dst = self.mpi_peer(g, comm, peer);
+        let src_in_comm = self.mpi_rank_in(g, comm);
+        let p = self.mpi.p();
+        let local = self.mpi.ranks[g as usize].node == self.mpi.ranks[dst as usize].node;
+        let rendezvous = !local && bytes > p.eager_threshold;
+        let size = if rendezvous { p.control_bytes } else { bytes };
+        let r = &mut self.mpi.ranks[g as usize];
+        let seq = r.send_seq.entry(dst).or_insert(0);
+        let env = Envelope { src: g, dst, comm, src_in_comm, tag, ctx, bytes, seq: *seq, send_req: slot, rendezvous, posted: self.now };
+        *seq += 1;
+        let job = &mut self.mpi.jobs[r.job as usize];
+        job.messages += 1;
+        job.bytes += bytes;
+        if ctx == Context::Collective {
+            job.collective_messages += 1;
+        }
+        self.mpi_ship(g, dst, size, Wire::Envelope(env), at);
+        slot
+    }
+
+    /// Posts a receive; returns its request slot.
+    #[allow(clippy::too_many_arguments)]
+    fn mpi_post_recv(&mut self, g: u32, comm: u32, peer: i32, tag: i32, ctx: Context, owner: Owner, timed: bool) -> u32 {
+        let r = &mut self.mpi.ranks[g as usize];
+        let slot = r.open(owner, timed);
+        if peer == PROC_NULL {
+            self.mpi_complete(g, slot, self.now);
+            return slot;
+        }
+        let pr = PostedRecv { comm, peer, tag, ctx, req: slot };
+        match r.unexpected.iter().position(|(e, _)| pr.matches(e)) {
+            Some(i) => {
+                let (env, _) = r.unexpected.remove(i);
+                self.mpi_matched(g, env, slot, self.now);
+            }
+            None => r.posted.push(pr),
+        }
+        slot
+    }
+
+    /// A put (data to the target) or get (a request out, data back).
+    fn mpi_one_sided(&mut self, g: u32, comm: u32, peer: i32, bytes: u64, get: bool, at: Ps) -> u32 {
+        let slot = self.mpi.ranks[g as usize].open(Owner::Program, false);
+        if peer == PROC_NULL {
+            self.mpi_complete(g, slot, self.now);
+            return slot;
+        }
+        let dst = self.mpi_peer(g, comm, peer);
+        let job = &mut self.mpi.jobs[self.mpi.ranks[g as usize].job as usize];
+        job.messages += 1;
+        job.bytes += bytes;
+        if get {
+            let size = self.mpi.p().control_bytes;
+            self.mpi_ship(g, dst, size, Wire::GetRequest { src: g, dst, bytes, req: slot }, at);
+        } else {
+            self.mpi_ship(g, dst, bytes, Wire::Put { src: g, dst, req: slot }, at);
+        }
+        slot
+    }
+
+    /// Sends `wire` of `bytes` from rank `from` to rank `to` at `at`.
+    fn mpi_ship(&mut self, from: u32, to: u32, bytes: u64, wire: Wire, at: Ps) {
+        let id = self.mpi.add_wire(WireRecord { wire, from, to, bytes });
+        if at > self.now {
+            self.events.push(at, Event::MpiPost(id));
+        } else {
+            self.mpi_transmit(id);
+        }
+    }
+
+    pub(crate) fn on_mpi_post(&mut self, id: u32) {
+        self.mpi_transmit(id);
+    }
+
+    /// Hands message `id` to the NIC, or to memory between ranks of a node.
+    fn mpi_transmit(&mut self, id: u32) {
+        let w = self.mpi.wires[id as usize];
+        if let Wire::Envelope(env) = w.wire {
+            if !env.rendezvous {
+                self.mpi_complete(env.src, env.send_req, self.now); // eager: the buffer is free
+            }
+        }
+        let (a, b) = (self.mpi.ranks[w.from as usize].node, self.mpi.ranks[w.to as usize].node);
+        let j = self.mpi.ranks[w.from as usize].job as usize;
+        if a == b {
+            let p = self.mpi.p();
+            let at = self.now + p.memory_latency + (w.bytes as f64 * p.memory_ps_per_byte).round() as Ps;
+            self.mpi.jobs[j].memory_messages += 1;
+            self.events.push(at, Event::MpiLocal(id));
+            return;
+        }
+        let job = &self.mpi.jobs[j];
+        let (source, alg, class) = (job.source, job.alg, job.class);
+        let bytes = w.bytes.max(1);
+        let mut rec = FlowRecord::new(source, a, b, bytes, self.now);
+        rec.mpi = id;
+        let flow = match self.mpi.free_flows.pop() {
+            Some(f) => {
+                self.flows[f as usize] = rec;
+                f
+            }
+            None => {
+                self.flows.push(rec);
+                (self.flows.len() - 1) as u32
+            }
+        };
+        self.flows_pending += 1;
+        self.stats[source as usize].flows += 1;
+        self.stats[source as usize].offered_wire += crate::nic::message_wire_bytes(self.frame, bytes, self.mtu);
+        self.enqueue_message(a, b, bytes, source, flow, alg, class);
+    }
+
+    pub(crate) fn on_mpi_local(&mut self, id: u32) {
+        self.mpi_arrived(id, self.now);
+    }
+
+    /// MPI message `id` has fully arrived at `t` (flow `flow` is done with).
+    pub(crate) fn mpi_flow_done(&mut self, flow: u32, id: u32, t: Ps) {
+        self.mpi.free_flows.push(flow);
+        self.mpi_arrived(id, t);
+    }
+
+    fn mpi_arrived(&mut self, id: u32, t: Ps) {
+        let w = self.mpi.take_wire(id);
+        match w.wire {
+            Wire::Envelope(env) => self.mpi_in_order(env, t),
+            Wire::ClearToSend { env, recv_req } => {
+                self.mpi_ship(env.src, env.dst, env.bytes, Wire::Data { env, recv_req }, self.now);
+            }
+            Wire::Data { env, recv_req } => {
+                self.mpi_complete(env.src, env.send_req, t);
+                self.mpi_recv_done(env.dst, recv_req, &env, t);
+            }
+            Wire::Put { src, req, .. } => self.mpi_complete(src, req, t),
+            Wire::GetRequest { src, dst, bytes, req } => self.mpi_ship(dst, src, bytes, Wire::GetData { src, req }, self.now),
+            Wire::GetData { src, req } => self.mpi_complete(src, req, t),
+        }
+    }
+
+    /// Hands envelopes from one sender to matching in the order they were
+    /// sent (the network may reorder messages on different paths).
+    fn mpi_in_order(&mut self, env: Envelope, t: Ps) {
+        let d = env.dst as usize;
+        let expected = *self.mpi.ranks[d].recv_seq.get(&env.src).unwrap_or(&0);
+        if env.seq != expected {
+            self.mpi.ranks[d].early.insert((env.src, env.seq), (env, t));
+            return;
+        }
+        let mut next = Some((env, t));
+        while let Some((e, at)) = next {
+            self.mpi.ranks[d].recv_seq.insert(e.src, e.seq + 1);
+            self.mpi_match(e, at);
+            next = self.mpi.ranks[d].early.remove(&(e.src, e.seq + 1));
+        }
+    }
+
+    /// Matches an arrived envelope against the posted receives.
+    fn mpi_match(&mut self, env: Envelope, t: Ps) {
+        let r = &mut self.mpi.ranks[env.dst as usize];
+        match r.posted.iter().position(|pr| pr.matches(&env)) {
+            Some(i) => {
+                let pr = r.posted.remove(i);
+                self.mpi_matched(env.dst, env, pr.req, t);
+            }
+            None => r.unexpected.push((env, t)),
+        }
+    }
+
+    /// A receive (slot `req` of rank `d`) matched `env` at `t`.
+    fn mpi_matched(&mut self, d: u32, env: Envelope, req: u32, t: Ps) {
+        if env.rendezvous {
+            let size = self.mpi.p().control_bytes;
+            self.mpi_ship(d, env.src, size, Wire::ClearToSend { env, recv_req: req }, self.now);
+        } else {
+            self.mpi_recv_done(d, req, &env, t);
+        }
+    }
+
+    /// A receive's data is in: it completes after the receive overhead.
+    fn mpi_recv_done(&mut self, d: u32, req: u32, env: &Envelope, t: Ps) {
+        let at = t + self.mpi.p().recv_overhead;
+        let r = &self.mpi.ranks[d as usize];
+        if r.reqs[req as usize].timed_recv && env.ctx == Context::PointToPoint {
+            let j = r.job as usize;
+            self.mpi.jobs[j].message_latency.record(at.saturating_sub(env.posted));
+        }
+        self.mpi_complete(d, req, at);
+    }
+
+    /// Request `slot` of rank `g` completed at `at`.
+    fn mpi_complete(&mut self, g: u32, slot: u32, at: Ps) {
+        let r = &mut self.mpi.ranks[g as usize];
+        let q = &mut r.reqs[slot as usize];
+        q.done = true;
+        q.done_at = at;
+        match q.owner {
+            Owner::Program => self.mpi_check_wait(g),
+            Owner::Collective(c) => {
+                r.free_reqs.push(slot);
+                let run = &mut r.colls[c as usize];
+                run.pending -= 1;
+                run.ready = run.ready.max(at);
+                if run.pending == 0 {
+                    self.mpi_next_round(g, c);
+                }
+            }
+        }
+    }
+
+    /// Starts a collective on rank `g`; returns the request the program
+    /// waits on.
+    fn mpi_start_collective(&mut self, g: u32, kind: crate::mpi::Collective, comm: u32, bytes: u64, root: u32, counts: Option<&[u64]>) -> u32 {
+        let me = self.mpi_rank_in(g, comm) as u32;
+        let r = &self.mpi.ranks[g as usize];
+        let size = self.mpi.jobs[r.job as usize].program.comms[comm as usize].len() as u32;
+        let alg = self.mpi.p().algorithm(kind);
+        let rounds = schedule(kind, alg, size, me, bytes, root, counts);
+        let r = &mut self.mpi.ranks[g as usize];
+        let slot = r.open(Owner::Program, false);
+        let tag = r.coll_seq.entry(comm).or_insert(0);
+        let run = CollRun { comm, tag: *tag, rounds, round: 0, pending: 0, req: slot, live: true, ready: self.now, started: false };
+        *tag = tag.wrapping_add(1);
+        let c = match r.colls.iter().position(|x| !x.live) {
+            Some(i) => {
+                r.colls[i] = run;
+                i
+            }
+            None => {
+                r.colls.push(run);
+                r.colls.len() - 1
+            }
+        } as u32;
+        self.mpi_next_round(g, c);
+        slot
+    }
+
+    /// Runs the next round of collective `c` of rank `g` (the first when
+    /// none has started), or completes it.
+    fn mpi_next_round(&mut self, g: u32, c: u32) {
+        loop {
+            let p = self.mpi.p().clone();
+            let r = &mut self.mpi.ranks[g as usize];
+            let run = &mut r.colls[c as usize];
+            if run.started {
+                let done = &run.rounds[run.round];
+                run.ready += (done.reduce_bytes as f64 * p.reduce_ps_per_byte).round() as Ps;
+                run.round += 1;
+            }
+            run.started = true;
+            if run.round >= run.rounds.len() {
+                run.live = false;
+                let (req, at) = (run.req, run.ready);
+                self.mpi_complete(g, req, at);
+                return;
+            }
+            let round = run.rounds[run.round].clone();
+            let (comm, tag, start) = (run.comm, run.tag, run.ready.max(self.now));
+            run.pending = (round.sends.len() + round.recvs.len()) as u32;
+            if run.pending == 0 {
+                continue;
+            }
+            for &(peer, _) in &round.recvs {
+                self.mpi_post_recv(g, comm, peer as i32, tag, Context::Collective, Owner::Collective(c), false);
+            }
+            for (i, &(peer, bytes)) in round.sends.iter().enumerate() {
+                let at = start + (i as u64 + 1) * p.send_overhead;
+                self.mpi_post_send(g, comm, peer as i32, tag, Context::Collective, bytes, Owner::Collective(c), at);
+            }
+            return;
+        }
+    }
+}
+
+impl Simulation {
+    /// True when jobs still have to finish but nothing can move them: no
+    /// packet or MPI message in flight, no rank computing, some waiting.
+    pub(crate) fn mpi_stalled(&self) -> bool {
+        self.mpi.jobs_left > 0
+            && self.pool.live() == 0
+            && self.mpi.wires_live == 0
+            && !self.mpi.ranks.iter().any(|r| r.blocked == Blocked::No)
+            && self.mpi.ranks.iter().any(|r| r.blocked == Blocked::Wait)
+    }
+
+    /// Schedules every rank's start.
+    pub(crate) fn mpi_schedule_starts(&mut self) {
+        for g in 0..self.mpi.ranks.len() as u32 {
+            let start = self.mpi.jobs[self.mpi.ranks[g as usize].job as usize].start;
+            self.mpi.ranks[g as usize].ready_at = start;
+            self.mpi_wake(g, start);
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! From `[[job]]` tables to running jobs: node sets by placement, ranks on
+//! nodes (consecutive ranks share a node, `ppn` per node), programs from
+//! workloads, traces or inline.
+
+use super::config::JobConfig;
+use super::op::{Op, Program};
+use super::runtime::{Params, Runtime};
+use super::state::{Job, Rank};
+use crate::error::{ConfigError, Result};
+use crate::metrics::Histogram;
+use crate::rng::Rng;
+use crate::traffic::nodes::{NodeAllocator, Placement, Selection};
+use crate::units::{ns_to_ps, Ps};
+
+/// A job with its nodes and program, before it has a traffic source.
+pub struct JobPlan {
+    pub name: String,
+    pub nodes: Vec<u32>,
+    pub ppn: u32,
+    pub program: Program,
+    pub start: Ps,
+    pub repeat: bool,
+}
+
+/// Plans every job of the config in order, taking nodes from `alloc`
+/// (after the traffic sources). `taken` are the traffic sources' names.
+pub fn plan_jobs(jobs: &[JobConfig], alloc: &mut NodeAllocator, seed: u64, taken: &[String]) -> Result<Vec<JobPlan>> {
+    let mut out: Vec<JobPlan> = Vec::with_capacity(jobs.len());
+    for (i, j) in jobs.iter().enumerate() {
+        let field = format!("job[{i}]");
+        let name = j.name.clone().unwrap_or_else(|| format!("job{i}"));
+        if taken.contains(&name) || out.iter().any(|p| p.name == name) {
+            return Err(ConfigError::new(format!("{field}.name"), format!("{name:?} is already the name of a traffic source or job")));
+        }
+        if j.ppn == 0 {
+            return Err(ConfigError::new(format!("{field}.ppn"), "must be at least 1 process per node"));
+        }
+        if !(j.start_ns.is_finite() && j.start_ns >= 0.0) {
+            return Err(ConfigError::new(format!("{field}.start_ns"), "must be zero or positive"));
+        }
+        if !(j.compute_scale.is_finite() && j.compute_scale >= 0.0) {
+            return Err(ConfigError::new(format!("{field}.compute_scale"), "must be zero (drop compute gaps) or positive"));
+        }
+        let mut rng = Rng::new(seed, 0x1_7000 + i as u64);
+        let placement = Placement::parse(&format!("{field}.placement"), &j.placement)?;
+        let fixed = fixed_program(&field, j)?;
+        let mut sel = Selection::parse(&format!("{field}.nodes"), &j.nodes)?;
+        if let (Some(p), Selection::All) = (&fixed, &sel) {
+            sel = Selection::Count(p.ranks.div_ceil(j.ppn)); // a trace's ranks decide its nodes
+        }
+        let nodes = alloc.take(&format!("{field}.nodes"), &sel, placement, &mut rng)?;
+        let slots = nodes.len() as u64 * j.ppn as u64;
+        if slots > u32::MAX as u64 / 2 {
+            return Err(ConfigError::new(format!("{field}.ppn"), "too many ranks"));
+        }
+        let program = match fixed {
+            Some(p) => {
+                let need = p.ranks.div_ceil(j.ppn);
+                if nodes.len() as u32 != need {
+                    return Err(ConfigError::new(
+                        format!("{field}.nodes"),
+                        format!("the program has {} ranks, which fill {need} nodes at ppn = {}, but the job has {} nodes; set nodes = {{ count = {need} }} or change ppn", p.ranks, j.ppn, nodes.len()),
+                    ));
+                }
+                scale_compute(p, j.compute_scale)
+            }
+            None => super::workloads::generate(&field, j, slots as u32, seed ^ j.seed.wrapping_mul(0x9E37_79B9))?,
+        };
+        super::validate::validate(&format!("{field}.program"), &program)?;
+        out.push(JobPlan { name, nodes, ppn: j.ppn, program, start: ns_to_ps(j.start_ns), repeat: j.repeat });
+    }
+    Ok(out)
+}
+
+/// The program of a job that brings its own (inline or a trace).
+fn fixed_program(field: &str, j: &JobConfig) -> Result<Option<Program>> {
+    match j.workload.as_str() {
+        "program" => j.program.clone().map(Some).ok_or_else(|| ConfigError::new(format!("{field}.program"), "workload = \"program\" needs the program (ranks, comms, ops)")),
+        "trace" => {
+            let path = j.trace.as_deref().ok_or_else(|| ConfigError::new(format!("{field}.trace"), "workload = \"trace\" needs trace = PATH (a DUMPI .meta file or its folder)"))?;
+            Err(ConfigError::new(format!("{field}.trace"), format!("cannot replay {path}: the DUMPI reader is not part of this build yet")))
+        }
+        _ => {
+            if j.program.is_some() || j.trace.is_some() {
+                return Err(ConfigError::new(format!("{field}.workload"), "program and trace go with workload = \"program\" or \"trace\""));
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// Multiplies compute gaps by `scale`; 0 drops them.
+fn scale_compute(mut p: Program, scale: f64) -> Program {
+    if scale == 1.0 {
+        return p;
+    }
+    for ops in p.ops.iter_mut() {
+        if scale == 0.0 {
+            ops.retain(|op| !matches!(op, Op::Compute { .. }));
+        } else {
+            for op in ops.iter_mut() {
+                if let Op::Compute { ns } = op {
+                    *ns *= scale;
+                }
+            }
+        }
+    }
+    p
+}
+
+/// The run-time state of planned jobs: `source`, `alg` and `class` of each
+/// (its traffic source, routing mode code and traffic class).
+pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8)], params: Params) -> Runtime {
+    let mut rt = Runtime { params: Some(params), ..Default::default() };
+    for (j, (plan, &(source, alg, class))) in plans.into_iter().zip(routing).enumerate() {
+        let n = plan.program.ranks;
+        let first_rank = rt.ranks.len() as u32;
+        for w in 0..n {
+            rt.ranks.push(Rank::new(j as u32, w, plan.nodes[(w / plan.ppn) as usize]));
+        }
+        let comm_rank = plan
+            .program
+            .comms
+            .iter()
+            .map(|members| {
+                let mut v = vec![-1i32; n as usize];
+                for (i, &m) in members.iter().enumerate() {
+                    v[m as usize] = i as i32;
+                }
+                v
+            })
+            .collect();
+        if !plan.repeat {
+            rt.jobs_left += 1;
+        }
+        rt.jobs.push(Job {
+            name: plan.name,
+            source,
+            first_rank,
+            ranks: n,
+            ppn: plan.ppn,
+            nodes: plan.nodes,
+            program: plan.program,
+            comm_rank,
+            alg,
+            class,
+            repeat: plan.repeat,
+            start: plan.start,
+            end: u64::MAX,
+            ranks_done: 0,
+            iteration_marks: Vec::new(),
+            ranks_at_mark: Vec::new(),
+            message_latency: Histogram::default(),
+            timed: Histogram::default(),
+            messages: 0,
+            bytes: 0,
+            collective_messages: 0,
+            memory_messages: 0,
+            passes: 0,
+            unknown_waits: 0,
+        });
+    }
+    rt
+}

@@ -1,0 +1,129 @@
+//! Config of the MPI layer (`[mpi]`) and of jobs (`[[job]]`).
+
+use serde::Deserialize;
+
+/// Costs and protocol choices of the MPI library every job uses.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MpiConfig {
+    /// Messages up to this size go eagerly (data sent at once, matched at
+    /// the receiver); larger ones use rendezvous (request to send, clear to
+    /// send, then the data). 16 KiB is the rendezvous threshold of the
+    /// libfabric CXI provider's default *(assumed for every system)*.
+    pub eager_threshold_bytes: u64,
+    /// Size of a rendezvous request/clear-to-send and of a get request.
+    pub control_bytes: u64,
+    /// CPU time a rank spends posting a send or a receive.
+    pub send_overhead_ns: f64,
+    pub recv_overhead_ns: f64,
+    /// Ranks on one node exchange data through memory: a fixed latency plus
+    /// bytes at the copy bandwidth (GB/s).
+    pub memory_latency_ns: f64,
+    pub memory_gbytes_per_s: f64,
+    /// Rate at which a reduction combines received data (GB/s); 0 = free.
+    pub reduce_gbytes_per_s: f64,
+    /// Collective algorithms (`auto` = MPICH's choice by size).
+    pub algorithms: AlgorithmConfig,
+}
+
+impl Default for MpiConfig {
+    fn default() -> Self {
+        MpiConfig {
+            eager_threshold_bytes: 16_384,
+            control_bytes: 64,
+            send_overhead_ns: 200.0,
+            recv_overhead_ns: 200.0,
+            memory_latency_ns: 250.0,
+            memory_gbytes_per_s: 10.0,
+            reduce_gbytes_per_s: 0.0,
+            algorithms: AlgorithmConfig::default(),
+        }
+    }
+}
+
+/// Algorithm of each collective: `auto` or a name of `mpi::collectives`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AlgorithmConfig {
+    pub allreduce: String,
+    pub alltoall: String,
+    pub bcast: String,
+    pub allgather: String,
+    pub reduce_scatter: String,
+}
+
+impl Default for AlgorithmConfig {
+    fn default() -> Self {
+        let auto = || "auto".to_string();
+        AlgorithmConfig { allreduce: auto(), alltoall: auto(), bcast: auto(), allgather: auto(), reduce_scatter: auto() }
+    }
+}
+
+/// One job: its nodes, ranks, where it runs in the network and what it does.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JobConfig {
+    pub name: Option<String>,
+    /// `"all"`, `{count}`, `{fraction}` or `{list}`, as for traffic sources.
+    pub nodes: serde_json::Value,
+    /// `linear`, `interleaved` or `random` (paper 000 Fig. 7).
+    pub placement: String,
+    /// Processes per node.
+    pub ppn: u32,
+    pub start_ns: f64,
+    pub routing: Option<String>,
+    pub class: Option<String>,
+    pub dscp: Option<u32>,
+    /// What the ranks run: a workload name (docs/workloads.md), `trace`
+    /// (a DUMPI trace at `trace`) or `program` (ops given inline).
+    pub workload: String,
+    /// Message or buffer size of the workload.
+    pub bytes: u64,
+    pub iterations: u32,
+    /// Compute time per iteration (ns) where the workload has one.
+    pub compute_ns: f64,
+    /// Run the program again and again until the run ends (aggressors).
+    pub repeat: bool,
+    /// Bursty aggressors (paper 000 Fig. 12): messages per burst and the
+    /// pause between bursts; 0 = persistent.
+    pub burst_messages: u32,
+    pub burst_gap_ns: f64,
+    /// Workload-specific parameters (see docs/workloads.md).
+    pub params: serde_json::Map<String, serde_json::Value>,
+    /// Trace replay: path, and the factor applied to its compute gaps
+    /// (0 drops them).
+    pub trace: Option<String>,
+    pub compute_scale: f64,
+    /// The program itself (`workload = "program"`), as produced by a trace
+    /// reader or by hand.
+    pub program: Option<crate::mpi::Program>,
+    /// Seed offset of the workload's random choices.
+    pub seed: u64,
+}
+
+impl Default for JobConfig {
+    fn default() -> Self {
+        JobConfig {
+            name: None,
+            nodes: serde_json::Value::String("all".into()),
+            placement: "linear".into(),
+            ppn: 1,
+            start_ns: 0.0,
+            routing: None,
+            class: None,
+            dscp: None,
+            workload: "allreduce".into(),
+            bytes: 8,
+            iterations: 10,
+            compute_ns: 0.0,
+            repeat: false,
+            burst_messages: 0,
+            burst_gap_ns: 0.0,
+            params: Default::default(),
+            trace: None,
+            compute_scale: 1.0,
+            program: None,
+            seed: 0,
+        }
+    }
+}

@@ -1,0 +1,133 @@
+//! Everything the MPI layer keeps during a run: its parameters in engine
+//! units, the jobs, the ranks and the messages on their way.
+
+use super::collectives::Algorithm;
+use super::config::MpiConfig;
+use super::op::Collective;
+use super::state::{Job, Rank, Wire};
+use crate::error::Result;
+use crate::units::{ns_to_ps, Ps};
+
+/// MPI parameters in picoseconds and bytes.
+#[derive(Clone, Debug)]
+pub struct Params {
+    pub eager_threshold: u64,
+    pub control_bytes: u64,
+    pub send_overhead: Ps,
+    pub recv_overhead: Ps,
+    pub memory_latency: Ps,
+    /// Picoseconds per byte of a memory copy and of a reduction (0: free).
+    pub memory_ps_per_byte: f64,
+    pub reduce_ps_per_byte: f64,
+    /// Algorithm of each collective, indexed like `Collective::ALL`.
+    pub algorithms: [Algorithm; 9],
+}
+
+impl Params {
+    /// Checks and converts `[mpi]`.
+    pub fn new(c: &MpiConfig) -> Result<Params> {
+        use crate::error::ConfigError;
+        for (field, v) in [
+            ("mpi.send_overhead_ns", c.send_overhead_ns),
+            ("mpi.recv_overhead_ns", c.recv_overhead_ns),
+            ("mpi.memory_latency_ns", c.memory_latency_ns),
+            ("mpi.reduce_gbytes_per_s", c.reduce_gbytes_per_s),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(ConfigError::new(field, format!("must be zero or positive, got {v}")));
+            }
+        }
+        if !(c.memory_gbytes_per_s.is_finite() && c.memory_gbytes_per_s > 0.0) {
+            return Err(ConfigError::new("mpi.memory_gbytes_per_s", format!("must be positive, got {}", c.memory_gbytes_per_s)));
+        }
+        if c.control_bytes == 0 {
+            return Err(ConfigError::new("mpi.control_bytes", "must be at least 1 byte"));
+        }
+        let a = &c.algorithms;
+        let pick = |kind: Collective, name: &str, field: &str| Algorithm::parse(&format!("mpi.algorithms.{field}"), kind, name);
+        let mut algorithms = [Algorithm::Auto; 9];
+        for (i, kind) in Collective::ALL.into_iter().enumerate() {
+            algorithms[i] = match kind {
+                Collective::Allreduce => pick(kind, &a.allreduce, "allreduce")?,
+                Collective::Alltoall => pick(kind, &a.alltoall, "alltoall")?,
+                Collective::Bcast => pick(kind, &a.bcast, "bcast")?,
+                Collective::Allgather => pick(kind, &a.allgather, "allgather")?,
+                Collective::ReduceScatter => pick(kind, &a.reduce_scatter, "reduce_scatter")?,
+                _ => Algorithm::Auto,
+            };
+        }
+        Ok(Params {
+            eager_threshold: c.eager_threshold_bytes,
+            control_bytes: c.control_bytes,
+            send_overhead: ns_to_ps(c.send_overhead_ns),
+            recv_overhead: ns_to_ps(c.recv_overhead_ns),
+            memory_latency: ns_to_ps(c.memory_latency_ns),
+            memory_ps_per_byte: 1000.0 / c.memory_gbytes_per_s,
+            reduce_ps_per_byte: if c.reduce_gbytes_per_s > 0.0 { 1000.0 / c.reduce_gbytes_per_s } else { 0.0 },
+            algorithms,
+        })
+    }
+
+    /// Algorithm configured for `kind`.
+    pub fn algorithm(&self, kind: Collective) -> Algorithm {
+        self.algorithms[Collective::ALL.iter().position(|&k| k == kind).expect("every kind listed")]
+    }
+}
+
+/// A message of the MPI layer and its endpoints (global rank indices).
+#[derive(Clone, Copy, Debug)]
+pub struct WireRecord {
+    pub wire: Wire,
+    pub from: u32,
+    pub to: u32,
+    pub bytes: u64,
+}
+
+/// The MPI layer's state in a run (empty when the config has no jobs).
+#[derive(Clone, Debug, Default)]
+pub struct Runtime {
+    pub params: Option<Params>,
+    pub jobs: Vec<Job>,
+    pub ranks: Vec<Rank>,
+    pub wires: Vec<WireRecord>,
+    pub free_wires: Vec<u32>,
+    pub wires_live: u64,
+    /// Flow records of finished MPI messages, reused for new ones.
+    pub free_flows: Vec<u32>,
+    /// Jobs that must finish before the run ends (not repeating).
+    pub jobs_left: u32,
+}
+
+impl Runtime {
+    /// True if the run has jobs.
+    pub fn active(&self) -> bool {
+        !self.jobs.is_empty()
+    }
+
+    /// The parameters (present whenever there are jobs).
+    pub fn p(&self) -> &Params {
+        self.params.as_ref().expect("MPI parameters are set when jobs exist")
+    }
+
+    /// Stores a message; returns its id.
+    pub fn add_wire(&mut self, w: WireRecord) -> u32 {
+        self.wires_live += 1;
+        match self.free_wires.pop() {
+            Some(i) => {
+                self.wires[i as usize] = w;
+                i
+            }
+            None => {
+                self.wires.push(w);
+                (self.wires.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Takes message `id` out.
+    pub fn take_wire(&mut self, id: u32) -> WireRecord {
+        self.wires_live -= 1;
+        self.free_wires.push(id);
+        self.wires[id as usize]
+    }
+}

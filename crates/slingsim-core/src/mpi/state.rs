@@ -1,0 +1,247 @@
+//! Run-time state of jobs and ranks: requests, running collectives, and the
+//! matching queues of MPI's two-sided semantics (a receive takes the first
+//! message, in arrival order, whose communicator, source and tag fit; the
+//! messages of one sender to one receiver are matched in the order sent).
+
+use super::collectives::Round;
+use super::op::{ANY_SOURCE, ANY_TAG};
+use crate::metrics::Histogram;
+use crate::units::Ps;
+use std::collections::{BTreeMap, HashMap};
+
+/// Tag space of point-to-point messages vs collectives' internal ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Context {
+    PointToPoint,
+    Collective,
+}
+
+/// What a message carries to its receiver, used for matching.
+#[derive(Clone, Copy, Debug)]
+pub struct Envelope {
+    /// Sender and receiver as global rank indices.
+    pub src: u32,
+    pub dst: u32,
+    pub comm: u32,
+    /// Sender's rank within `comm`.
+    pub src_in_comm: i32,
+    pub tag: i32,
+    pub ctx: Context,
+    pub bytes: u64,
+    /// Per (sender, receiver) sequence number: messages match in this order.
+    pub seq: u64,
+    /// Sender's request slot (completed by a rendezvous' data).
+    pub send_req: u32,
+    /// Rendezvous (a request to send) rather than eager data.
+    pub rendezvous: bool,
+    /// When the sender posted it.
+    pub posted: Ps,
+}
+
+/// A posted receive.
+#[derive(Clone, Copy, Debug)]
+pub struct PostedRecv {
+    pub comm: u32,
+    pub peer: i32,
+    pub tag: i32,
+    pub ctx: Context,
+    pub req: u32,
+}
+
+impl PostedRecv {
+    /// True if `e` matches this receive.
+    pub fn matches(&self, e: &Envelope) -> bool {
+        self.ctx == e.ctx && self.comm == e.comm && (self.peer == ANY_SOURCE || self.peer == e.src_in_comm) && (self.tag == ANY_TAG || self.tag == e.tag)
+    }
+}
+
+/// Who is told when a request completes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// The rank's program (a user request or a blocking call).
+    Program,
+    /// A round of the rank's running collective of this index.
+    Collective(u32),
+}
+
+/// One request of a rank.
+#[derive(Clone, Copy, Debug)]
+pub struct Request {
+    pub done: bool,
+    /// When it completed (a receive completes after the receive overhead).
+    pub done_at: Ps,
+    pub owner: Owner,
+    /// Point-to-point user receive: record its message latency.
+    pub timed_recv: bool,
+}
+
+/// A collective a rank is running.
+#[derive(Clone, Debug)]
+pub struct CollRun {
+    pub comm: u32,
+    pub tag: i32,
+    pub rounds: Vec<Round>,
+    pub round: usize,
+    /// Requests of the current round not yet complete.
+    pub pending: u32,
+    /// The request the program waits on.
+    pub req: u32,
+    pub live: bool,
+    /// When the current round's last request completed (plus reductions).
+    pub ready: Ps,
+    /// The first round has been posted.
+    pub started: bool,
+}
+
+/// What a rank is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Blocked {
+    /// Runs its next operation when the clock reaches `ready_at`.
+    No,
+    /// Waits for requests to complete.
+    Wait,
+    /// Its program is over.
+    Done,
+}
+
+/// One rank (an MPI process).
+#[derive(Clone, Debug)]
+pub struct Rank {
+    pub job: u32,
+    /// Rank in the job's world.
+    pub world: u32,
+    pub node: u32,
+    pub pc: usize,
+    pub blocked: Blocked,
+    pub ready_at: Ps,
+    /// A wake-up event is pending at this time (NEVER if none).
+    pub wake_at: Ps,
+    pub reqs: Vec<Request>,
+    pub free_reqs: Vec<u32>,
+    /// Program request id -> live slot.
+    pub req_ids: HashMap<u32, u32>,
+    /// Slots the program waits on.
+    pub waiting: Vec<u32>,
+    pub colls: Vec<CollRun>,
+    /// Collectives started per communicator (their tag).
+    pub coll_seq: HashMap<u32, i32>,
+    pub posted: Vec<PostedRecv>,
+    pub unexpected: Vec<(Envelope, Ps)>,
+    /// Next sequence number to each receiver, and expected from each sender.
+    pub send_seq: HashMap<u32, u64>,
+    pub recv_seq: HashMap<u32, u64>,
+    /// Envelopes that arrived ahead of an earlier one from the same sender.
+    pub early: BTreeMap<(u32, u64), (Envelope, Ps)>,
+    pub iteration: u32,
+    pub timer: Ps,
+}
+
+impl Rank {
+    pub fn new(job: u32, world: u32, node: u32) -> Rank {
+        Rank {
+            job,
+            world,
+            node,
+            pc: 0,
+            blocked: Blocked::No,
+            ready_at: 0,
+            wake_at: u64::MAX,
+            reqs: Vec::new(),
+            free_reqs: Vec::new(),
+            req_ids: HashMap::new(),
+            waiting: Vec::new(),
+            colls: Vec::new(),
+            coll_seq: HashMap::new(),
+            posted: Vec::new(),
+            unexpected: Vec::new(),
+            send_seq: HashMap::new(),
+            recv_seq: HashMap::new(),
+            early: BTreeMap::new(),
+            iteration: 0,
+            timer: 0,
+        }
+    }
+
+    /// A new request slot.
+    pub fn open(&mut self, owner: Owner, timed_recv: bool) -> u32 {
+        let r = Request { done: false, done_at: 0, owner, timed_recv };
+        match self.free_reqs.pop() {
+            Some(i) => {
+                self.reqs[i as usize] = r;
+                i
+            }
+            None => {
+                self.reqs.push(r);
+                (self.reqs.len() - 1) as u32
+            }
+        }
+    }
+
+    /// True when every request the program waits on is done.
+    pub fn wait_satisfied(&self) -> bool {
+        self.waiting.iter().all(|&s| self.reqs[s as usize].done)
+    }
+
+    /// Frees the slots of a satisfied wait.
+    pub fn release_waiting(&mut self) {
+        for s in std::mem::take(&mut self.waiting) {
+            self.free_reqs.push(s);
+        }
+    }
+}
+
+/// One job at run time.
+#[derive(Clone, Debug)]
+pub struct Job {
+    pub name: String,
+    /// Traffic source its packets are counted under.
+    pub source: u16,
+    pub first_rank: u32,
+    pub ranks: u32,
+    pub ppn: u32,
+    pub nodes: Vec<u32>,
+    pub program: super::Program,
+    /// For each communicator, the rank within it of each world rank (-1:
+    /// not a member).
+    pub comm_rank: Vec<Vec<i32>>,
+    pub alg: u8,
+    pub class: u8,
+    pub repeat: bool,
+    pub start: Ps,
+    pub end: Ps,
+    pub ranks_done: u32,
+    /// Latest mark of each iteration over the ranks.
+    pub iteration_marks: Vec<Ps>,
+    pub ranks_at_mark: Vec<u32>,
+    /// Point-to-point message latency (send posted to receive complete),
+    /// and the rank timers' distribution.
+    pub message_latency: Histogram,
+    pub timed: Histogram,
+    /// Messages and bytes the ranks sent (user point-to-point, one-sided,
+    /// and collectives' internal messages), network or memory.
+    pub messages: u64,
+    pub bytes: u64,
+    pub collective_messages: u64,
+    pub memory_messages: u64,
+    /// Programs run through (repeating jobs).
+    pub passes: u64,
+    /// Waits on request ids no operation opened (traces whose tracer did
+    /// not record the call that opened them).
+    pub unknown_waits: u64,
+}
+
+/// A message of the MPI layer on its way.
+#[derive(Clone, Copy, Debug)]
+pub enum Wire {
+    /// Eager data or a rendezvous request to send.
+    Envelope(Envelope),
+    /// Clear to send: the receiver matched a rendezvous.
+    ClearToSend { env: Envelope, recv_req: u32 },
+    /// Rendezvous data.
+    Data { env: Envelope, recv_req: u32 },
+    /// One-sided put data to `dst`; completes `req` of `src`.
+    Put { src: u32, dst: u32, req: u32 },
+    /// Get request to the target, then its data back.
+    GetRequest { src: u32, dst: u32, bytes: u64, req: u32 },
+    GetData { src: u32, req: u32 },
+}

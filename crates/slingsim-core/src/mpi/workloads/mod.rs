@@ -1,0 +1,113 @@
+//! Programs of the named workloads a job can run (docs/workloads.md).
+
+mod aggressors;
+mod micro;
+
+use crate::error::{ConfigError, Result};
+use crate::mpi::config::JobConfig;
+use crate::mpi::op::{Collective, Program};
+
+/// What a workload generator gets: the job's config, its rank count and
+/// its random seed.
+pub struct Spec<'a> {
+    pub field: String,
+    pub ranks: u32,
+    pub ppn: u32,
+    pub bytes: u64,
+    pub iterations: u32,
+    pub compute_ns: f64,
+    pub burst_messages: u32,
+    pub burst_gap_ns: f64,
+    pub params: &'a serde_json::Map<String, serde_json::Value>,
+    pub seed: u64,
+}
+
+impl Spec<'_> {
+    /// An integer parameter of `params`, or its default.
+    pub fn param_u32(&self, key: &str, default: u32) -> Result<u32> {
+        match self.params.get(key) {
+            None => Ok(default),
+            Some(v) => v.as_u64().filter(|&x| x <= u32::MAX as u64).map(|x| x as u32).ok_or_else(|| ConfigError::new(format!("{}.params.{key}", self.field), "must be a non-negative integer")),
+        }
+    }
+
+    /// A number parameter of `params`, or its default.
+    pub fn param_f64(&self, key: &str, default: f64) -> Result<f64> {
+        match self.params.get(key) {
+            None => Ok(default),
+            Some(v) => v.as_f64().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| ConfigError::new(format!("{}.params.{key}", self.field), "must be a non-negative number")),
+        }
+    }
+
+    /// Fails unless `r` is a rank of the job.
+    pub fn check_rank(&self, key: &str, r: u32) -> Result<()> {
+        if r >= self.ranks {
+            return Err(ConfigError::new(format!("{}.params.{key}", self.field), format!("rank {r} does not exist (the job has {} ranks)", self.ranks)));
+        }
+        Ok(())
+    }
+
+    /// Fails on parameters the workload does not know.
+    pub fn only_params(&self, known: &[&str]) -> Result<()> {
+        for k in self.params.keys() {
+            if !known.contains(&k.as_str()) {
+                return Err(ConfigError::new(format!("{}.params.{k}", self.field), format!("not a parameter of this workload; it takes {known:?}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Names of the generated workloads, for errors and docs.
+pub const NAMES: &[&str] = &["allreduce", "alltoall", "barrier", "bcast", "reduce", "allgather", "pingpong", "incast", "alltoall-aggressor"];
+
+/// Builds the program of a job running a named workload on `ranks` ranks.
+pub fn generate(field: &str, job: &JobConfig, ranks: u32, seed: u64) -> Result<Program> {
+    if job.iterations == 0 {
+        return Err(ConfigError::new(format!("{field}.iterations"), "must be at least 1"));
+    }
+    let spec = Spec {
+        field: field.to_string(),
+        ranks,
+        ppn: job.ppn,
+        bytes: job.bytes,
+        iterations: job.iterations,
+        compute_ns: job.compute_ns,
+        burst_messages: job.burst_messages,
+        burst_gap_ns: job.burst_gap_ns,
+        params: &job.params,
+        seed,
+    };
+    let name = job.workload.as_str();
+    let collective = match name {
+        "allreduce" => Some(Collective::Allreduce),
+        "alltoall" => Some(Collective::Alltoall),
+        "barrier" => Some(Collective::Barrier),
+        "bcast" => Some(Collective::Bcast),
+        "reduce" => Some(Collective::Reduce),
+        "allgather" => Some(Collective::Allgather),
+        _ => None,
+    };
+    if let Some(kind) = collective {
+        spec.only_params(&[])?;
+        return micro::collective(&spec, kind);
+    }
+    match name {
+        "pingpong" => {
+            spec.only_params(&[])?;
+            micro::pingpong(&spec)
+        }
+        "incast" => {
+            spec.only_params(&["target"])?;
+            aggressors::incast(&spec)
+        }
+        "alltoall-aggressor" => {
+            spec.only_params(&[])?;
+            aggressors::alltoall(&spec)
+        }
+        other => Err(ConfigError::new(
+            format!("{field}.workload"),
+            format!("unknown workload {other:?}; use one of {NAMES:?}, \"trace\" (with trace = PATH) or \"program\" (with an inline program)"),
+        )),
+    }
+}

@@ -35,6 +35,7 @@ pub mod rng;
 pub mod routing;
 pub mod table;
 pub mod topology;
+pub mod trace;
 pub mod traffic;
 pub mod units;
 

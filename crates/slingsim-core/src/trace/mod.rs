@@ -13,7 +13,31 @@
 //!
 //! `docs/traces.md` states the whole mapping and every warning.
 
+pub mod convert;
 pub mod dumpi;
+pub mod info;
+pub mod matching;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::error::Result;
+use crate::mpi::Program;
+
+/// A trace as a program, with how often the traced run made each MPI call
+/// (the program's operations lose that: local calls vanish, one call may
+/// become several operations).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
+    pub program: Program,
+    /// MPI call name -> number of recorded calls, all ranks together.
+    pub calls: BTreeMap<String, u64>,
+}
+
+/// Reads a DUMPI trace (its `.meta` file or the directory holding it) as a program.
+pub fn read_dumpi_trace(path: &Path) -> Result<Trace> {
+    Ok(convert::to_program(&dumpi::read_dumpi(path)?))
+}
 
 /// The sample traces of `/work/shared/traces` (beside the repository), for tests.
 #[cfg(test)]

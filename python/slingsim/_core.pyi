@@ -30,6 +30,25 @@ def check_deadlock(config_json: str) -> str:
 def topology_graphml(config_json: str) -> str:
     """The config's topology as a GraphML document (switches, endpoints, links)."""
 
+def read_dumpi(path: str) -> str:
+    """Read a DUMPI trace (its .meta file or the directory holding it).
+
+    Returns its MPI program as JSON text: {ranks, comms, ops, warnings} (the
+    serde form of crates/slingsim-core/src/mpi/op.rs). Raises ValueError
+    naming the file and byte offset of a truncated or corrupt trace.
+    """
+
+def program_info(program_json: str, calls_json: Optional[str] = None) -> str:
+    """Summary of a program (JSON text) as JSON text.
+
+    Keys: ranks, calls (the traced run's MPI calls from calls_json, an object
+    of name -> count, else the program's operations by kind), bytes,
+    matched_messages, unmatched_messages, warnings.
+    """
+
+def dumpi_info(path: str) -> str:
+    """program_info of a DUMPI trace with the trace's own call counts, as JSON text."""
+
 class Simulation:
     """One simulation, built from a resolved config (JSON text).
 

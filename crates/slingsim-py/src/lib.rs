@@ -58,6 +58,31 @@ fn topology_graphml(py: Python<'_>, config_json: &str) -> PyResult<String> {
     py.detach(move || slingsim_core::topology::graphml::graphml_json(&text)).map_err(value_error)
 }
 
+/// Reads a DUMPI trace (its `.meta` file or the directory holding it) and
+/// returns its MPI program (`mpi::Program`) as JSON text.
+#[pyfunction]
+fn read_dumpi(py: Python<'_>, path: &str) -> PyResult<String> {
+    let path = std::path::PathBuf::from(path);
+    py.detach(move || slingsim_core::trace::dumpi_program_json(&path)).map_err(value_error)
+}
+
+/// Summary of a program (JSON text) as JSON text; `calls_json`, an object
+/// of MPI call name -> count, gives the traced run's calls when known.
+#[pyfunction]
+#[pyo3(signature = (program_json, calls_json=None))]
+fn program_info(program_json: &str, calls_json: Option<&str>) -> PyResult<String> {
+    let v = slingsim_core::trace::info::program_info_json(program_json, calls_json).map_err(value_error)?;
+    Ok(v.to_string())
+}
+
+/// Summary of a DUMPI trace as JSON text, with the trace's own call counts.
+#[pyfunction]
+fn dumpi_info(py: Python<'_>, path: &str) -> PyResult<String> {
+    let path = std::path::PathBuf::from(path);
+    let v = py.detach(move || slingsim_core::trace::dumpi_info_json(&path)).map_err(value_error)?;
+    Ok(v.to_string())
+}
+
 /// One simulation, built from a resolved config (JSON text).
 #[pyclass(module = "slingsim._core")]
 struct Simulation {
@@ -156,6 +181,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(topology_analytics, m)?)?;
     m.add_function(wrap_pyfunction!(check_deadlock, m)?)?;
     m.add_function(wrap_pyfunction!(topology_graphml, m)?)?;
+    m.add_function(wrap_pyfunction!(read_dumpi, m)?)?;
+    m.add_function(wrap_pyfunction!(program_info, m)?)?;
+    m.add_function(wrap_pyfunction!(dumpi_info, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

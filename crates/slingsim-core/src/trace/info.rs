@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use super::matching::match_messages;
+use crate::error::{ConfigError, Result};
 use crate::mpi::{Collective, Op, Program, PROC_NULL};
 
 /// The summary of `program`; `calls` are the traced run's call counts, if known.
@@ -37,6 +38,19 @@ pub fn program_info(program: &Program, calls: Option<&BTreeMap<String, u64>>) ->
         "unmatched_messages": matching.unmatched(),
         "warnings": program.warnings,
     })
+}
+
+/// [`program_info`] of a program given as JSON text (the serde form of
+/// [`Program`]), with call counts given as a JSON object if known.
+pub fn program_info_json(program_json: &str, calls_json: Option<&str>) -> Result<Value> {
+    let program: Program = serde_json::from_str(program_json).map_err(|e| ConfigError::new("program", format!("not a program: {e}")))?;
+    let calls: Option<BTreeMap<String, u64>> = match calls_json {
+        Some(text) => {
+            Some(serde_json::from_str(text).map_err(|e| ConfigError::new("calls", format!("not an object of call name -> count: {e}")))?)
+        }
+        None => None,
+    };
+    Ok(program_info(&program, calls.as_ref()))
 }
 
 /// Operations by kind; collectives by their collective's name.

@@ -39,6 +39,18 @@ pub fn read_dumpi_trace(path: &Path) -> Result<Trace> {
     Ok(convert::to_program(&dumpi::read_dumpi(path)?))
 }
 
+/// A DUMPI trace's program as JSON text (the serde form of [`Program`]).
+pub fn dumpi_program_json(path: &Path) -> Result<String> {
+    let trace = read_dumpi_trace(path)?;
+    Ok(serde_json::to_string(&trace.program).expect("a program serialises"))
+}
+
+/// The [`info::program_info`] summary of a DUMPI trace, with its call counts.
+pub fn dumpi_info_json(path: &Path) -> Result<serde_json::Value> {
+    let trace = read_dumpi_trace(path)?;
+    Ok(info::program_info(&trace.program, Some(&trace.calls)))
+}
+
 /// The sample traces of `/work/shared/traces` (beside the repository), for tests.
 #[cfg(test)]
 pub(crate) fn sample_trace(name: &str) -> Option<std::path::PathBuf> {

@@ -1,4 +1,4 @@
-"""The ``slingsim`` command line: run, topo, sweep-load, demo and bench (see ``docs/cli.md``).
+"""The ``slingsim`` command line: run, topo, sweep-load, demo, bench and trace (see ``docs/cli.md``).
 
 Exit status: 0 on success, 2 for a bad config or argument (``error: ...`` on
 stderr, no traceback), 3 when a run ended in deadlock (the stuck buffers are
@@ -153,6 +153,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--only", action="append", metavar="NAME",
                        help="run only this scenario (shandy-uniform-50, max-build, malbec-adversarial-ugal); repeatable")
     bench.add_argument("--json", action="store_true", help="print {\"scenarios\": [...]} as JSON")
+
+    trace = sub.add_parser("trace", help="read MPI traces (DUMPI, OTF2)",
+                           description="Read MPI traces of real runs as slingsim MPI programs (docs/traces.md).")
+    trace_sub = trace.add_subparsers(dest="trace_command", metavar="ACTION", required=True)
+    trace_info = trace_sub.add_parser(
+        "info", help="summary of a trace: ranks, MPI calls, bytes, message matching, warnings",
+        description="Read a trace and print its ranks, MPI calls by count, bytes sent, how many "
+                    "point-to-point messages match statically, and what the program format cannot hold.")
+    trace_info.add_argument("trace", metavar="TRACE",
+                            help="a DUMPI .meta file, an OTF2 .otf2 anchor file, or the directory holding one")
+    trace_info.add_argument("--json", action="store_true",
+                            help="print {ranks, calls, bytes, matched_messages, unmatched_messages, warnings} as JSON")
     return parser
 
 
@@ -259,6 +271,24 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_trace(args: argparse.Namespace) -> int:
+    """``slingsim trace info``: a trace's summary."""
+    from .report import trace_info_text
+    from .trace import info
+
+    try:
+        summary = info(args.trace)
+    except ImportError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    keys = ("ranks", "calls", "bytes", "matched_messages", "unmatched_messages", "warnings")
+    if args.json:
+        print(json.dumps({key: summary[key] for key in keys}))
+    else:
+        print(trace_info_text(summary, f"trace {args.trace}"))
+    return 0
+
+
 EXPERIMENTS = {
     "fitfly-rails": ("paper 003 Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
                      "fitfly_rails", "run_fitfly_rails"),
@@ -266,7 +296,7 @@ EXPERIMENTS = {
 """Experiment name -> (what it reproduces, module in slingsim.experiments, recipe function)."""
 
 COMMANDS = {"run": cmd_run, "topo": cmd_topo, "sweep-load": cmd_sweep_load, "demo": cmd_demo, "bench": cmd_bench,
-            "experiment": cmd_experiment}
+            "experiment": cmd_experiment, "trace": cmd_trace}
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -170,3 +170,20 @@ def bench_text(scenarios: List[Dict[str, Any]]) -> str:
     ]
     headers = ["scenario", "events/s", "pkt-hops/s", "sim ns/wall s", "peak RSS", "build s", "run s", "events", "packet hops"]
     return text_table(headers, rows)
+
+
+def trace_info_text(info: Dict[str, Any], title: str) -> str:
+    """A trace summary: ranks, bytes, message matching, MPI calls by count, then the warnings."""
+    rows = [
+        ["ranks", number(info["ranks"], 0)],
+        ["bytes sent", number(info["bytes"], 0)],
+        ["matched messages", number(info["matched_messages"], 0)],
+        ["unmatched messages", number(info["unmatched_messages"], 0)],
+    ]
+    calls = sorted(info["calls"].items(), key=lambda kv: (-kv[1], kv[0]))
+    text = f"{title}\n" + text_table(["figure", "value"], rows)
+    text += "\n\n" + text_table(["call", "count"], [[name, number(n, 0)] for name, n in calls])
+    warnings = info.get("warnings") or []
+    text += "\n\nwarnings:" + "".join(f"\n  {w}" for w in warnings) if warnings else "\n\nwarnings: none"
+    return text
+

@@ -7,19 +7,27 @@ use crate::mpi::op::{Collective, Op, Program, ANY_SOURCE};
 use crate::error::Result;
 
 /// Every rank but the target (`params.target`, default 0) sends
-/// `burst_messages` (at least 1) messages per iteration to it; the target
-/// receives them all. A bursty aggressor pauses `burst_gap_ns` after each
-/// burst.
+/// `burst_messages` (at least 1) messages per iteration to it. Paper 000
+/// generates its incast with `MPI_Put` (`params.put = true`, the default):
+/// the target takes no part; with `put = false` it is two-sided and the
+/// target receives them all. A bursty aggressor pauses `burst_gap_ns`
+/// after each burst.
 pub fn incast(spec: &Spec) -> Result<Program> {
     let n = spec.ranks;
     let target = spec.param_u32("target", 0)?;
     spec.check_rank("target", target)?;
+    let put = match spec.params.get("put") {
+        None => true,
+        Some(v) => v.as_bool().ok_or_else(|| crate::error::ConfigError::new(format!("{}.params.put", spec.field), "must be true (MPI_Put, paper 000) or false (two-sided)"))?,
+    };
     let per = spec.burst_messages.max(1);
     let mut p = Program::new(n);
     for (r, ops) in p.ops.iter_mut().enumerate() {
         let r = r as u32;
         for _ in 0..spec.iterations {
-            if r == target {
+            if r == target && put {
+                // One-sided: the target's CPU is not involved.
+            } else if r == target {
                 let count = (n - 1) * per;
                 for i in 0..count {
                     ops.push(Op::Irecv { comm: 0, peer: ANY_SOURCE, tag: 0, bytes: spec.bytes, req: i });
@@ -27,7 +35,11 @@ pub fn incast(spec: &Spec) -> Result<Program> {
                 ops.push(Op::Wait { reqs: (0..count).collect() });
             } else {
                 for i in 0..per {
-                    ops.push(Op::Isend { comm: 0, peer: target as i32, tag: 0, bytes: spec.bytes, req: i });
+                    ops.push(if put {
+                        Op::Put { comm: 0, peer: target as i32, bytes: spec.bytes, req: i }
+                    } else {
+                        Op::Isend { comm: 0, peer: target as i32, tag: 0, bytes: spec.bytes, req: i }
+                    });
                 }
                 ops.push(Op::Wait { reqs: (0..per).collect() });
             }

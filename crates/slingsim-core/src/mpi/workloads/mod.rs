@@ -1,6 +1,7 @@
 //! Programs of the named workloads a job can run (docs/workloads.md).
 
 mod aggressors;
+pub mod gpcnet;
 mod micro;
 
 use crate::error::{ConfigError, Result};
@@ -59,7 +60,24 @@ impl Spec<'_> {
 }
 
 /// Names of the generated workloads, for errors and docs.
-pub const NAMES: &[&str] = &["allreduce", "alltoall", "barrier", "bcast", "reduce", "allgather", "pingpong", "incast", "alltoall-aggressor"];
+pub const NAMES: &[&str] = &[
+    "allreduce",
+    "alltoall",
+    "barrier",
+    "bcast",
+    "reduce",
+    "allgather",
+    "pingpong",
+    "incast",
+    "alltoall-aggressor",
+    "gpcnet-rr-latency",
+    "gpcnet-rr-bandwidth",
+    "gpcnet-allreduce",
+    "gpcnet-alltoall",
+    "gpcnet-incast",
+    "gpcnet-put-incast",
+    "gpcnet-get-bcast",
+];
 
 /// Builds the program of a job running a named workload on `ranks` ranks.
 pub fn generate(field: &str, job: &JobConfig, ranks: u32, seed: u64) -> Result<Program> {
@@ -98,12 +116,28 @@ pub fn generate(field: &str, job: &JobConfig, ranks: u32, seed: u64) -> Result<P
             micro::pingpong(&spec)
         }
         "incast" => {
-            spec.only_params(&["target"])?;
+            spec.only_params(&["target", "put"])?;
             aggressors::incast(&spec)
         }
         "alltoall-aggressor" => {
             spec.only_params(&[])?;
             aggressors::alltoall(&spec)
+        }
+        "gpcnet-rr-latency" => {
+            spec.only_params(&[])?;
+            gpcnet::random_ring(&spec, 8, 1, false)
+        }
+        "gpcnet-rr-bandwidth" => {
+            spec.only_params(&[])?;
+            gpcnet::random_ring(&spec, 131_072, gpcnet::BW_OUTSTANDING, true)
+        }
+        "gpcnet-allreduce" => {
+            spec.only_params(&[])?;
+            gpcnet::allreduce(&spec)
+        }
+        "gpcnet-alltoall" | "gpcnet-incast" | "gpcnet-put-incast" | "gpcnet-get-bcast" => {
+            spec.only_params(&[])?;
+            gpcnet::congestor(&spec, &name["gpcnet-".len()..])
         }
         other => Err(ConfigError::new(
             format!("{field}.workload"),

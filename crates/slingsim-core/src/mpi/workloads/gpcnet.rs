@@ -1,0 +1,149 @@
+//! The GPCNeT suite (Chunduri et al., SC'19; the `network_load_test`
+//! program of its source): three victim ("canary") tests and four
+//! congestors, as used by paper 000 to define endpoint and intermediate
+//! congestion and congestion impact.
+//!
+//! Victims (each sample is one rank's time for one iteration, taken with
+//! the rank timer, so the job's `timed_ns` holds the distribution):
+//! - `gpcnet-rr-latency`: random ring (a seeded random order of the ranks),
+//!   8 B two-sided exchange with both ring neighbours per iteration
+//!   (2 receives, 2 sends, wait all);
+//! - `gpcnet-rr-bandwidth`: the same ring, 128 KiB messages, 8 outstanding
+//!   to each neighbour (16 receives, 16 sends, wait all), then a barrier
+//!   (the "+Sync");
+//! - `gpcnet-allreduce`: one 8 B allreduce per iteration.
+//!
+//! Congestors (run for as long as the victims, `repeat = true`), 4 KiB
+//! messages (`bytes`):
+//! - `gpcnet-alltoall`: alltoall among the congestor's ranks;
+//! - `gpcnet-incast`: every rank sends to rank 0 (two-sided);
+//! - `gpcnet-put-incast`: every rank puts to rank 0;
+//! - `gpcnet-get-bcast`: every rank gets from rank 0.
+//!
+//! Message counts per iteration and rank, as in the source: latency 2
+//! sends, bandwidth 2 x 8 sends plus the barrier's, incast 1 per non-root
+//! rank, alltoall n - 1.
+
+use super::Spec;
+use crate::error::Result;
+use crate::mpi::op::{Collective, Op, Program};
+use crate::rng::Rng;
+
+/// Outstanding messages per neighbour of the bandwidth test.
+pub const BW_OUTSTANDING: u32 = 8;
+
+/// The random ring: position of each rank and the rank at each position.
+fn ring(spec: &Spec) -> (Vec<u32>, Vec<u32>) {
+    let mut order: Vec<u32> = (0..spec.ranks).collect();
+    Rng::new(spec.seed, 0x6C).shuffle(&mut order);
+    let mut pos = vec![0; spec.ranks as usize];
+    for (i, &r) in order.iter().enumerate() {
+        pos[r as usize] = i as u32;
+    }
+    (pos, order)
+}
+
+/// Random-ring exchange with both neighbours: `per` messages of `bytes`
+/// each way per neighbour, timed; a barrier after each iteration if `sync`.
+pub fn random_ring(spec: &Spec, bytes: u64, per: u32, sync: bool) -> Result<Program> {
+    let n = spec.ranks;
+    let mut p = Program::new(n);
+    let (pos, order) = ring(spec);
+    for (r, ops) in p.ops.iter_mut().enumerate() {
+        let i = pos[r];
+        let left = order[((i + n - 1) % n) as usize] as i32;
+        let right = order[((i + 1) % n) as usize] as i32;
+        for _ in 0..spec.iterations {
+            ops.push(Op::TimerStart);
+            let mut req = 0;
+            for peer in [left, right] {
+                for _ in 0..per {
+                    ops.push(Op::Irecv { comm: 0, peer, tag: 0, bytes, req });
+                    req += 1;
+                }
+            }
+            for peer in [left, right] {
+                for _ in 0..per {
+                    ops.push(Op::Isend { comm: 0, peer, tag: 0, bytes, req });
+                    req += 1;
+                }
+            }
+            ops.push(Op::Wait { reqs: (0..req).collect() });
+            if sync {
+                ops.push(Op::Coll { kind: Collective::Barrier, comm: 0, bytes: 0, root: 0, counts: None, req: None });
+            }
+            ops.push(Op::TimerStop);
+            ops.push(Op::IterationEnd);
+        }
+    }
+    Ok(p)
+}
+
+/// Timed 8 B allreduces.
+pub fn allreduce(spec: &Spec) -> Result<Program> {
+    let mut p = Program::new(spec.ranks);
+    for ops in p.ops.iter_mut() {
+        for _ in 0..spec.iterations {
+            ops.extend([Op::TimerStart, Op::Coll { kind: Collective::Allreduce, comm: 0, bytes: 8, root: 0, counts: None, req: None }, Op::TimerStop, Op::IterationEnd]);
+        }
+    }
+    Ok(p)
+}
+
+/// The congestors: `kind` is "alltoall", "incast", "put-incast" or "get-bcast".
+pub fn congestor(spec: &Spec, kind: &str) -> Result<Program> {
+    let n = spec.ranks;
+    let mut p = Program::new(n);
+    for (r, ops) in p.ops.iter_mut().enumerate() {
+        for _ in 0..spec.iterations {
+            match kind {
+                "alltoall" => ops.push(Op::Coll { kind: Collective::Alltoall, comm: 0, bytes: spec.bytes, root: 0, counts: None, req: None }),
+                "incast" if r == 0 => {
+                    for req in 0..n - 1 {
+                        ops.push(Op::Irecv { comm: 0, peer: (req + 1) as i32, tag: 1, bytes: spec.bytes, req });
+                    }
+                    ops.push(Op::Wait { reqs: (0..n - 1).collect() });
+                }
+                "incast" => ops.extend([Op::Send { comm: 0, peer: 0, tag: 1, bytes: spec.bytes }]),
+                "put-incast" if r != 0 => ops.extend([Op::Put { comm: 0, peer: 0, bytes: spec.bytes, req: 0 }, Op::Wait { reqs: vec![0] }]),
+                "get-bcast" if r != 0 => ops.extend([Op::Get { comm: 0, peer: 0, bytes: spec.bytes, req: 0 }, Op::Wait { reqs: vec![0] }]),
+                _ => {}
+            }
+            ops.push(Op::IterationEnd);
+        }
+    }
+    // The root of a one-sided congestor is passive: it only marks iterations.
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(ranks: u32, iterations: u32) -> (serde_json::Map<String, serde_json::Value>, u32, u32) {
+        (Default::default(), ranks, iterations)
+    }
+
+    fn make(params: &serde_json::Map<String, serde_json::Value>, ranks: u32, iterations: u32) -> Spec<'_> {
+        Spec { field: "job[0]".into(), ranks, ppn: 1, bytes: 4096, iterations, compute_ns: 0.0, burst_messages: 0, burst_gap_ns: 0.0, params, seed: 7 }
+    }
+
+    #[test]
+    fn ring_neighbours_are_mutual() {
+        let (m, n, it) = spec(10, 1);
+        let s = make(&m, n, it);
+        let (pos, order) = ring(&s);
+        for r in 0..n {
+            assert_eq!(order[pos[r as usize] as usize], r);
+        }
+        let p = random_ring(&s, 8, 1, false).unwrap();
+        // Each rank sends 2 messages per iteration: one to each neighbour,
+        // and receives one from each.
+        for ops in &p.ops {
+            assert_eq!(ops.iter().filter(|o| matches!(o, Op::Isend { .. })).count(), 2);
+            assert_eq!(ops.iter().filter(|o| matches!(o, Op::Irecv { .. })).count(), 2);
+        }
+        let bw = random_ring(&s, 131_072, BW_OUTSTANDING, true).unwrap();
+        assert_eq!(bw.ops[0].iter().filter(|o| matches!(o, Op::Isend { .. })).count(), 16);
+    }
+}

@@ -58,3 +58,49 @@ fn unmatched_receive_stalls_with_a_report() {
     assert_eq!(s["end_reason"], "jobs_stalled", "{s:#}");
     assert_eq!(s["jobs"]["bad"]["waiting_ranks"][0]["rank"], 0);
 }
+
+/// A sample trace of `/work/shared/traces` beside the repository.
+fn sample(name: &str) -> Option<String> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces").join(name);
+    p.is_dir().then(|| p.to_string_lossy().into_owned())
+}
+
+fn replay(name: &str, ppn: u32) -> Option<Value> {
+    let path = sample(name)?;
+    Some(run(json!([{"name": "app", "workload": "trace", "trace": path, "ppn": ppn}]), json!({})))
+}
+
+#[test]
+fn dumpi_traces_replay_to_completion() {
+    for (name, ranks, ppn) in [("dumpi-stencil3d-np8", 8, 1), ("dumpi-stencil3d-np16", 16, 2), ("dumpi-bgp-np7", 7, 1), ("dumpi-sstdumpi-testtrace", 4, 1)] {
+        let Some(s) = replay(name, ppn) else {
+            eprintln!("skipped: sample traces not found");
+            return;
+        };
+        assert_eq!(s["end_reason"], "jobs_done", "{name}: {:#}", s["jobs"]);
+        let j = &s["jobs"]["app"];
+        assert_eq!(j["ranks"], ranks, "{name}");
+        assert_eq!(j["finished"], true, "{name}");
+        assert_eq!(s["bytes_conserved"], true);
+    }
+}
+
+#[test]
+fn a_trace_with_unrecorded_calls_replays_and_says_so() {
+    let Some(s) = replay("dumpi-nbc-np4", 1) else { return };
+    let j = &s["jobs"]["app"];
+    assert_eq!(j["finished"], true, "{j:#}");
+    let warnings = j["warnings"].as_array().unwrap();
+    assert!(!warnings.is_empty(), "{j:#}");
+}
+
+#[test]
+fn compute_gaps_scale_and_drop() {
+    let Some(path) = sample("dumpi-stencil3d-np8") else { return };
+    let t = |scale: f64| {
+        let s = run(json!([{"name": "app", "workload": "trace", "trace": path, "compute_scale": scale}]), json!({}));
+        s["jobs"]["app"]["runtime_ns"].as_f64().unwrap()
+    };
+    let (none, one, two) = (t(0.0), t(1.0), t(2.0));
+    assert!(none < one && one < two, "{none} {one} {two}");
+}

@@ -78,7 +78,8 @@ fn fixed_program(field: &str, j: &JobConfig) -> Result<Option<Program>> {
         "program" => j.program.clone().map(Some).ok_or_else(|| ConfigError::new(format!("{field}.program"), "workload = \"program\" needs the program (ranks, comms, ops)")),
         "trace" => {
             let path = j.trace.as_deref().ok_or_else(|| ConfigError::new(format!("{field}.trace"), "workload = \"trace\" needs trace = PATH (a DUMPI .meta file or its folder)"))?;
-            Err(ConfigError::new(format!("{field}.trace"), format!("cannot replay {path}: the DUMPI reader is not part of this build yet")))
+            let trace = crate::trace::read_dumpi_trace(std::path::Path::new(path)).map_err(|e| ConfigError::new(format!("{field}.trace"), e.to_string()))?;
+            Ok(Some(trace.program))
         }
         _ => {
             if j.program.is_some() || j.trace.is_some() {

@@ -75,7 +75,7 @@ def test_stencil3d_communicators_and_collective_sequences(stencil3d):
                            if op["op"] == "coll" and op["comm"] == cid) for r in members}
         assert len(sequences) == 1, f"communicator {cid} has ranks disagreeing on its collectives"
     assert {(op["kind"], op["bytes"]) for op in ops_of(program, "coll")} == {
-        ("bcast", 8), ("barrier", 0), ("allreduce", 8), ("alltoall", 32), ("reduce", 8),
+        ("bcast", 8), ("barrier", 0), ("allreduce", 8), ("alltoall", 256), ("reduce", 8),
         ("allgather", 8)}
 
 
@@ -135,13 +135,21 @@ def test_truncated_events_are_a_value_error(tmp_path):
 
 def test_scorep_collective_sizes_become_per_rank_bytes():
     # Score-P counts an 8-byte allreduce on 8 ranks as 64 sent and 64 received.
-    assert _collective_bytes("allreduce", 64, 64, 8, scorep=True) == 8
-    assert _collective_bytes("allreduce", 8, 8, 8, scorep=False) == 8
+    assert _collective_bytes("ALLREDUCE", 64, 64, 8, 3, scorep=True) == 8
     # Its bcast root sends the buffer to every rank; the others receive it once.
-    assert _collective_bytes("bcast", 32, 4, 8, scorep=True) == 4
-    assert _collective_bytes("bcast", 0, 4, 8, scorep=True) == 4
-    assert _collective_bytes("reduce_scatter", 400, 160, 4, scorep=True) == 40
-    assert _collective_bytes("alltoall", 256, 256, 8, scorep=False) == 32
+    assert _collective_bytes("BCAST", 32, 4, 8, 0, scorep=True) == 4
+    assert _collective_bytes("BCAST", 0, 4, 8, 5, scorep=True) == 4
+    assert _collective_bytes("ALLTOALL", 2048, 2048, 8, 1, scorep=True) == 256
+    assert _collective_bytes("REDUCE_SCATTER", 400, 160, 4, 0, scorep=True) == 40
+    # A scan's rank 2 of 4 sends the buffer to ranks 2 and 3 and receives 3 of them.
+    assert _collective_bytes("SCAN", 2 * 100, 3 * 100, 4, 2, scorep=True) == 100
+    assert _collective_bytes("EXSCAN", 0, 3 * 100, 4, 3, scorep=True) == 100
+
+
+def test_other_writers_collective_sizes_are_the_call_arguments():
+    assert _collective_bytes("ALLREDUCE", 8, 8, 8, 0, scorep=False) == 8
+    assert _collective_bytes("ALLTOALL", 256, 256, 8, 0, scorep=False) == 256
+    assert _collective_bytes("SCATTER", 0, 16, 8, 2, scorep=False) == 16
 
 
 def normalized(program):

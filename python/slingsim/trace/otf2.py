@@ -40,8 +40,9 @@ _COMM_CREATING_CALLS = frozenset({
     "MPI_Comm_split", "MPI_Comm_split_type", "MPI_Comm_dup", "MPI_Comm_dup_with_info",
     "MPI_Comm_create", "MPI_Comm_create_group", "MPI_Cart_create", "MPI_Cart_sub",
     "MPI_Graph_create", "MPI_Dist_graph_create", "MPI_Dist_graph_create_adjacent",
-    "MPI_Intercomm_create", "MPI_Intercomm_merge",
 })
+"""Intra-communicator creations. Inter-communicator ones (MPI_Intercomm_*) are
+not rebuilt, as in the DUMPI reader: they count in the warnings."""
 
 _SENDRECV_CALLS = frozenset({"MPI_Sendrecv", "MPI_Sendrecv_replace"})
 
@@ -431,12 +432,11 @@ class _Rank:
             self.job.warn("{n} " + name + " collectives not represented")
             return None
         if name in _APPROXIMATED:
-            self.job.warn("{n} " + name + " collectives approximated by " + kind
-                          + " with each rank's mean size per peer")
+            self.job.warn("{n} " + name + " collectives replayed as " + _APPROXIMATED[name])
         root = 0 if event.root == _UNDEFINED_U32 else event.root
-        size = len(members)
-        nbytes = _collective_bytes(kind, event.size_sent, event.size_received, size,
-                                   self.job.scorep_bytes)
+        me = members.index(self.rank) if self.rank in members else 0
+        nbytes = _collective_bytes(name, event.size_sent, event.size_received, len(members),
+                                   me, self.job.scorep_bytes)
         return {"op": "coll", "kind": kind, "comm": members, "bytes": nbytes, "root": root}
 
     # -- requests and calls ---------------------------------------------------
@@ -530,32 +530,48 @@ _COLLECTIVE_KINDS = {
     "REDUCE_SCATTER_BLOCK": "reduce_scatter",
     "GATHERV": "gather", "SCATTERV": "scatter", "ALLGATHERV": "allgather",
     "ALLTOALLV": "alltoall", "ALLTOALLW": "alltoall",
+    "SCAN": "allreduce", "EXSCAN": "allreduce",
 }
-_APPROXIMATED = frozenset({"GATHERV", "SCATTERV", "ALLGATHERV", "ALLTOALLV", "ALLTOALLW"})
+_APPROXIMATED = {
+    "GATHERV": "gather with the rank's own size (OTF2 keeps no per-peer counts)",
+    "SCATTERV": "scatter with the rank's own size (OTF2 keeps no per-peer counts)",
+    "ALLGATHERV": "allgather with the rank's own size (OTF2 keeps no per-peer counts)",
+    "ALLTOALLV": "alltoall with the rank's mean size per peer (OTF2 keeps no per-peer counts)",
+    "ALLTOALLW": "alltoall with the rank's mean size per peer (OTF2 keeps no per-peer counts)",
+    "SCAN": "allreduce of the same buffer",
+    "EXSCAN": "allreduce of the same buffer",
+}
 
 
-def _collective_bytes(kind, sent, received, size, scorep):
-    """`bytes` of a coll op (op.rs: the buffer of bcast/reduce/allreduce, each rank's
-    contribution to (all)gather, what each receives of scatter/reduce_scatter, what
-    each sends to each peer of alltoall) from a rank's sizeSent/sizeReceived.
+def _collective_bytes(name, sent, received, size, me, scorep):
+    """`bytes` of a coll op from one rank's sizeSent/sizeReceived of collective
+    `name` (an OTF2 CollectiveOp name) on `size` ranks, `me` its rank there.
 
-    Score-P counts what crosses the network as if every peer were reached
-    directly: allreduce and allgather send size x (buffer or contribution),
-    reduce_scatter receives size x its block, bcast's root sends size x the
-    buffer. Other writers are taken to record the rank's own buffers.
+    op.rs wants the buffer of bcast/reduce/allreduce (and of a scan, replayed as
+    an allreduce), each rank's contribution to (all)gather, what each receives
+    of scatter/reduce_scatter, what each sends to each peer of alltoall.
+    Writers other than Score-P (a conversion from DUMPI) record exactly these,
+    the call's count x datatype size. Score-P counts as if every peer were
+    reached directly: allreduce, allgather and alltoall send and receive
+    size x that, a bcast root sends size x the buffer, a reduce_scatter
+    receives size x the block, a scan sends (size - me) x the buffer.
     """
-    size = max(size, 1)
-    fold = size if scorep else 1
-    if kind == "barrier":
+    if name == "BARRIER":
         return 0
-    if kind == "bcast":
-        return received if received else sent // fold
-    if kind in ("reduce", "gather"):
+    if not scorep:
+        return received if name in ("SCATTER", "SCATTERV", "REDUCE_SCATTER",
+                                    "REDUCE_SCATTER_BLOCK") else sent
+    size = max(size, 1)
+    if name == "BCAST":
+        return received if received else sent // size
+    if name in ("REDUCE", "GATHER", "GATHERV"):
         return sent
-    if kind == "scatter":
+    if name in ("SCATTER", "SCATTERV"):
         return received
-    if kind in ("allreduce", "allgather"):
-        return sent // fold
-    if kind == "reduce_scatter":
-        return received // fold
-    return sent // size  # alltoall: both conventions record the whole send buffer
+    if name in ("REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK"):
+        return received // size
+    if name == "SCAN":
+        return received // (me + 1)
+    if name == "EXSCAN":
+        return sent // (size - 1 - me) if me < size - 1 else received // max(me, 1)
+    return sent // size  # allreduce, allgather(v), alltoall(v/w)

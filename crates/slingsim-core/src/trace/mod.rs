@@ -29,6 +29,7 @@ use crate::mpi::Program;
 /// become several operations).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Trace {
+    /// The trace's operations.
     pub program: Program,
     /// MPI call name -> number of recorded calls, all ranks together.
     pub calls: BTreeMap<String, u64>,

@@ -49,6 +49,7 @@ pub struct CommTable {
     /// Per rank: index of a creating call among the rank's calls -> the
     /// communicator it made there (None: MPI_COMM_NULL or not rebuilt).
     pub made: Vec<HashMap<usize, Option<u32>>>,
+    /// What could not be rebuilt.
     pub warnings: Warnings,
 }
 

@@ -12,13 +12,17 @@ use super::warnings::Warnings;
 use crate::mpi::{Op, ANY_SOURCE, PROC_NULL};
 use crate::trace::dumpi::Call;
 
+/// Warning: a completion of a handle no recorded call opened.
 pub(super) const UNKNOWN_REQUEST: &str = "{n} completions of requests no recorded call opened, dropped (DUMPI does not record \
      MPI-3 nonblocking collectives such as MPI_Ibarrier or MPI_Iallreduce, so the waits on them name unknown requests)";
+/// Warning: an operation on a communicator handle nothing rebuilt.
 pub(super) const UNKNOWN_COMM: &str = "{n} operations on a communicator that was not rebuilt, dropped";
 
 /// A point-to-point message as a call describes it.
 pub(super) struct Message {
+    /// Communicator id.
     pub comm: u32,
+    /// Rank in the communicator, or ANY_SOURCE / PROC_NULL.
     pub peer: i32,
     pub tag: i32,
     pub bytes: u64,
@@ -26,10 +30,12 @@ pub(super) struct Message {
 
 /// Which fields of a call describe one side of a message.
 pub(super) struct Side {
+    /// Field names of the element count, datatype, peer and tag.
     pub count: &'static str,
     pub datatype: &'static str,
     pub peer: &'static str,
     pub tag: &'static str,
+    /// The sending side (a negative peer is MPI_PROC_NULL) or the receiving one.
     pub sending: bool,
 }
 

@@ -27,7 +27,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-/// How one argument is encoded.
+/// How one argument is encoded (the kinds of the table above, in order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FieldKind {
     Int,
@@ -53,6 +53,7 @@ pub enum FieldKind {
 /// One argument of a call's layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Field {
+    /// Argument name, as the reference tool prints it.
     pub name: &'static str,
     pub kind: FieldKind,
     /// Recorded only at the root of a rooted collective.

@@ -28,8 +28,10 @@ use crate::error::{ConfigError, Result};
 /// One rank's file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RankTrace {
+    /// The `.bin` file.
     pub path: PathBuf,
     pub header: Header,
+    /// Per-call counts kept by the tracer.
     pub footer: Footer,
     /// Sizes in bytes of the predefined datatypes, index = datatype id.
     pub datatype_sizes: Vec<u32>,
@@ -40,6 +42,7 @@ pub struct RankTrace {
 /// A whole DUMPI trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DumpiTrace {
+    /// The `.meta` file.
     pub meta: Meta,
     /// Index = rank in MPI_COMM_WORLD.
     pub ranks: Vec<RankTrace>,

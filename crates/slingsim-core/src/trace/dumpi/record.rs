@@ -22,7 +22,9 @@ const PERF_COUNTERS: u8 = 0x80;
 /// Start and end of a call, ns since the epoch of its clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Interval {
+    /// Entry into the call.
     pub start_ns: u64,
+    /// Return from the call.
     pub stop_ns: u64,
 }
 
@@ -30,14 +32,18 @@ pub struct Interval {
 /// size in bytes from the file's datatype table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Datatype {
+    /// The trace's datatype id (below 28: predefined, e.g. 9 = MPI_INT).
     pub id: u16,
+    /// Bytes per element from the file's table; None for derived datatypes.
     pub size: Option<u32>,
 }
 
 /// A completed request's status as the tracer kept it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Status {
+    /// Bytes received.
     pub bytes: i32,
+    /// Rank the message came from.
     pub source: i32,
     pub cancelled: u8,
     pub error: u8,
@@ -48,9 +54,12 @@ pub struct Status {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Arg {
     Int(i32),
+    /// A one-byte enumeration (thread level, assertion, lock type...).
     Byte(u8),
+    /// A reduction op (3 = MPI_SUM).
     Op(u8),
     Datatype(Datatype),
+    /// A communicator handle (2 = MPI_COMM_WORLD, 3 = MPI_COMM_SELF).
     Comm(u16),
     Group(u16),
     /// A window, info, file, errhandler or keyval handle.
@@ -66,7 +75,9 @@ pub enum Arg {
     Bytes(Vec<u8>),
     Handles(Vec<u16>),
     Text(String),
+    /// MPI_Init's argv.
     Texts(Vec<String>),
+    /// MPI_Group_range_*'s (first, last, stride) triples.
     IntArrays(Vec<Vec<i32>>),
 }
 
@@ -79,8 +90,11 @@ pub struct Call {
     pub name: &'static str,
     /// Byte offset of the record in its file.
     pub offset: usize,
+    /// Thread that made the call.
     pub thread: Option<u16>,
+    /// CPU times of the call, when recorded.
     pub cpu: Option<Interval>,
+    /// Wall-clock times of the call, when recorded.
     pub wall: Option<Interval>,
     /// Arguments in the call's layout order (root-only ones absent off the root).
     pub args: Vec<(&'static str, Arg)>,
@@ -175,6 +189,7 @@ impl Call {
 
 /// What reading a record needs to know about its file.
 pub struct RecordContext<'a> {
+    /// The file's header (its tracer version decides a few layouts).
     pub header: &'a Header,
     /// Seconds added to every CPU time.
     pub cpu_offset: u64,

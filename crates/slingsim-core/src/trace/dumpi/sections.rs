@@ -27,6 +27,7 @@ const FOOTER_MAGIC: u64 = 0xf007_fee7;
 /// Where the sections of a rank file are; 0 means absent.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Index {
+    /// Offset of each section (0: absent).
     pub datatype_sizes: u64,
     pub function_addresses: u64,
     pub perf_labels: u64,
@@ -43,6 +44,7 @@ pub struct Header {
     pub version: [u8; 3],
     /// Start of the run, seconds since the epoch.
     pub start_time: u64,
+    /// Host the rank ran on.
     pub hostname: String,
     pub username: String,
     /// Coordinates of the rank's node in the machine mesh (Blue Gene).

@@ -156,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     trace = sub.add_parser("trace", help="read MPI traces (DUMPI, OTF2)",
                            description="Read MPI traces of real runs as slingsim MPI programs (docs/traces.md).")
-    trace_sub = trace.add_subparsers(dest="trace_command", metavar="ACTION", required=True)
+    trace_sub = trace.add_subparsers(dest="trace_command", metavar="ACTION", required=True,
+                                     help="info: the trace's summary")
     trace_info = trace_sub.add_parser(
         "info", help="summary of a trace: ranks, MPI calls, bytes, message matching, warnings",
         description="Read a trace and print its ranks, MPI calls by count, bytes sent, how many "

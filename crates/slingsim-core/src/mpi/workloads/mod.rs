@@ -1,6 +1,8 @@
 //! Programs of the named workloads a job can run (docs/workloads.md).
 
 mod aggressors;
+#[cfg(test)]
+mod check;
 pub mod gpcnet;
 mod micro;
 

@@ -4,6 +4,7 @@ mod aggressors;
 #[cfg(test)]
 mod check;
 pub mod gpcnet;
+mod halo;
 mod micro;
 
 use crate::error::{ConfigError, Result};
@@ -79,6 +80,8 @@ pub const NAMES: &[&str] = &[
     "gpcnet-incast",
     "gpcnet-put-incast",
     "gpcnet-get-bcast",
+    "halo3d",
+    "sweep3d",
 ];
 
 /// Builds the program of a job running a named workload on `ranks` ranks.
@@ -140,6 +143,14 @@ pub fn generate(field: &str, job: &JobConfig, ranks: u32, seed: u64) -> Result<P
         "gpcnet-alltoall" | "gpcnet-incast" | "gpcnet-put-incast" | "gpcnet-get-bcast" => {
             spec.only_params(&[])?;
             gpcnet::congestor(&spec, &name["gpcnet-".len()..])
+        }
+        "halo3d" => {
+            spec.only_params(&["px", "py", "pz", "periodic"])?;
+            halo::halo3d(&spec)
+        }
+        "sweep3d" => {
+            spec.only_params(&["px", "py", "kblocks"])?;
+            halo::sweep3d(&spec)
         }
         other => Err(ConfigError::new(
             format!("{field}.workload"),

@@ -6,6 +6,7 @@ mod check;
 pub mod gpcnet;
 mod halo;
 mod micro;
+mod proxies;
 
 use crate::error::{ConfigError, Result};
 use crate::mpi::config::JobConfig;
@@ -82,6 +83,11 @@ pub const NAMES: &[&str] = &[
     "gpcnet-get-bcast",
     "halo3d",
     "sweep3d",
+    "milc",
+    "hpcg",
+    "lammps",
+    "fft",
+    "resnet",
 ];
 
 /// Builds the program of a job running a named workload on `ranks` ranks.
@@ -151,6 +157,26 @@ pub fn generate(field: &str, job: &JobConfig, ranks: u32, seed: u64) -> Result<P
         "sweep3d" => {
             spec.only_params(&["px", "py", "kblocks"])?;
             halo::sweep3d(&spec)
+        }
+        "milc" => {
+            spec.only_params(&["px", "py", "pz", "pt", "cg_allreduces"])?;
+            proxies::milc(&spec)
+        }
+        "hpcg" => {
+            spec.only_params(&["px", "py", "pz", "dot_products"])?;
+            proxies::hpcg(&spec)
+        }
+        "lammps" => {
+            spec.only_params(&["px", "py", "pz"])?;
+            proxies::lammps(&spec)
+        }
+        "fft" => {
+            spec.only_params(&["prow", "pcol"])?;
+            proxies::fft(&spec)
+        }
+        "resnet" => {
+            spec.only_params(&["buckets"])?;
+            proxies::resnet(&spec)
         }
         other => Err(ConfigError::new(
             format!("{field}.workload"),

@@ -7,6 +7,7 @@ pub mod gpcnet;
 mod halo;
 mod micro;
 mod proxies;
+mod service;
 
 use crate::error::{ConfigError, Result};
 use crate::mpi::config::JobConfig;
@@ -88,6 +89,11 @@ pub const NAMES: &[&str] = &[
     "lammps",
     "fft",
     "resnet",
+    "service",
+    "silo",
+    "xapian",
+    "img-dnn",
+    "sphinx",
 ];
 
 /// Builds the program of a job running a named workload on `ranks` ranks.
@@ -177,6 +183,10 @@ pub fn generate(field: &str, job: &JobConfig, ranks: u32, seed: u64) -> Result<P
         "resnet" => {
             spec.only_params(&["buckets"])?;
             proxies::resnet(&spec)
+        }
+        "service" | "silo" | "xapian" | "img-dnn" | "sphinx" => {
+            spec.only_params(service::PARAMS)?;
+            service::service(&spec, name)
         }
         other => Err(ConfigError::new(
             format!("{field}.workload"),

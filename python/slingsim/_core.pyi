@@ -77,6 +77,8 @@ class Simulation:
         """NIC counters per node (packets, flits, stalled time, cumulative latency)."""
     def flows_table(self) -> Dict[str, Column]:
         """One row per fixed-size flow, column name -> values."""
+    def iterations_table(self) -> Dict[str, Column]:
+        """One row per job iteration: job, iteration, time_ns."""
     def timeline_table(self) -> Dict[str, Column]:
         """Delivered throughput and mean latency per source and time bin."""
     def send_message(

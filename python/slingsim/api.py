@@ -108,6 +108,7 @@ class Simulation:
             flows=table_from_columns(self._engine.flows_table()),
             nic=self.nic_counters(),
             timeline=table_from_columns(self._engine.timeline_table()),
+            iterations=table_from_columns(self._engine.iterations_table()),
         )
 
     def nic_counters(self) -> "pa.Table":

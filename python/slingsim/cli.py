@@ -103,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write summary.json, config.json, packets/links/flows.parquet into DIR")
     run.add_argument("--json", action="store_true",
                      help="print the summary as one JSON object (engine keys plus wall_s)")
+    run.add_argument("--impact", action="append", default=[], metavar="JOB",
+                     help="also run JOB alone and report its congestion impact (mean congested / mean isolated "
+                          "iteration time, paper 000 Eq. 1) under jobs.JOB.congestion_impact; repeatable")
 
     topo = sub.add_parser("topo", help="print topology analytics",
                           description="Build the topology of a config and print its analytics.")
@@ -154,6 +157,25 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run only this scenario (shandy-uniform-50, max-build, malbec-adversarial-ugal); repeatable")
     bench.add_argument("--json", action="store_true", help="print {\"scenarios\": [...]} as JSON")
 
+    gpc = sub.add_parser("gpcnet", help="the GPCNeT congestion suite on a system (docs/workloads.md)",
+                         description="Run GPCNeT's victim tests (random-ring latency, random-ring bandwidth+sync, "
+                                     "allreduce) on 20% of the nodes, alone and beside four congestors (alltoall, "
+                                     "incast, put incast, get broadcast) on the other 80%, and print its key-results "
+                                     "table with congestion impact.")
+    gpc.add_argument("system", metavar="SYSTEM", help=CONFIG_HELP)
+    gpc.add_argument("--nodes", type=positive_int, metavar="N", help="nodes to use (default: all of the system)")
+    gpc.add_argument("--ppn", type=positive_int, default=1, metavar="P", help="processes per node (default 1)")
+    gpc.add_argument("--iterations", type=positive_int, default=20, metavar="N",
+                     help="iterations of each victim test (default 20)")
+    gpc.add_argument("--congestors", default=",".join(("alltoall", "incast", "put-incast", "get-bcast")),
+                     metavar="LIST", help="comma-separated congestors, or 'none' for an idle baseline "
+                                          "(default: alltoall,incast,put-incast,get-bcast)")
+    _add_set(gpc)
+    gpc.add_argument("--seed", type=seed_int, metavar="N", help="master seed (placement, random ring)")
+    _add_scheduler(gpc)
+    gpc.add_argument("--json", action="store_true",
+                     help="print {tests: [{name, isolated, congested, impact_mean, impact_p99, ...}], ...} as JSON")
+
     trace = sub.add_parser("trace", help="read MPI traces (DUMPI, OTF2)",
                            description="Read MPI traces of real runs as slingsim MPI programs (docs/traces.md).")
     trace_sub = trace.add_subparsers(dest="trace_command", metavar="ACTION", required=True,
@@ -175,6 +197,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .report import deadlock_text, summary_text
 
     result = run(args.config, args.overrides, args.without, args.seed, progress=True)
+    for job in args.impact:
+        from .jobs import impact, isolate
+
+        alone = run(isolate(result.config, job), progress=True).summary
+        result.summary["jobs"][job]["congestion_impact"] = impact(alone, result.summary, job)
     if args.out:
         result.write(args.out)
         print(f"wrote {args.out}", file=sys.stderr)
@@ -272,6 +299,17 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gpcnet(args: argparse.Namespace) -> int:
+    """``slingsim gpcnet``: the GPCNeT suite, isolated and congested."""
+    from .gpcnet import key_results_text, run_gpcnet
+
+    congestors = [] if args.congestors == "none" else [c for c in args.congestors.split(",") if c]
+    report = run_gpcnet(args.system, args.nodes, args.ppn, args.iterations, congestors, args.overrides,
+                        args.seed, args.scheduler, args.workers, progress=True)
+    print(json.dumps(report) if args.json else key_results_text(report))
+    return 0
+
+
 def cmd_trace(args: argparse.Namespace) -> int:
     """``slingsim trace info``: a trace's summary."""
     from .report import trace_info_text
@@ -297,7 +335,7 @@ EXPERIMENTS = {
 """Experiment name -> (what it reproduces, module in slingsim.experiments, recipe function)."""
 
 COMMANDS = {"run": cmd_run, "topo": cmd_topo, "sweep-load": cmd_sweep_load, "demo": cmd_demo, "bench": cmd_bench,
-            "experiment": cmd_experiment, "trace": cmd_trace}
+            "experiment": cmd_experiment, "gpcnet": cmd_gpcnet, "trace": cmd_trace}
 
 
 def main(argv: Optional[List[str]] = None) -> int:

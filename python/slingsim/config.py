@@ -84,6 +84,7 @@ def _load_with_extends(path: Path, chain: tuple) -> Config:
             cfg = tomllib.load(handle)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML ({err}); fix the syntax") from None
+    _anchor_trace_paths(cfg, path.parent)
     parent_name = cfg.pop("extends", None)
     if parent_name is None:
         return cfg
@@ -91,6 +92,32 @@ def _load_with_extends(path: Path, chain: tuple) -> Config:
         raise ConfigError(f"{path}: extends must be a preset name or a file path string")
     parent = _load_with_extends(_locate_parent(parent_name, path), (*chain, resolved))
     return deep_merge(parent, cfg)
+
+
+def _anchor_trace_paths(cfg: Config, folder: Path) -> None:
+    """Make the jobs' relative ``trace`` paths relative to the config file that names them."""
+    for job in cfg.get("job", []) if isinstance(cfg.get("job"), list) else []:
+        trace = job.get("trace") if isinstance(job, dict) else None
+        if isinstance(trace, str) and not Path(trace).is_absolute():
+            job["trace"] = str((folder / trace).resolve())
+
+
+def inline_otf2_traces(cfg: Config) -> Config:
+    """Jobs replaying an OTF2 trace get its program inline (the engine reads
+    DUMPI itself; OTF2 is read here through the ``otf2`` package)."""
+    for i, job in enumerate(cfg.get("job", []) if isinstance(cfg.get("job"), list) else []):
+        if not isinstance(job, dict) or job.get("workload") != "trace" or not isinstance(job.get("trace"), str):
+            continue
+        from . import trace
+
+        try:
+            fmt = trace.trace_format(job["trace"])
+        except ValueError as err:
+            raise ConfigError(f"job[{i}].trace: {err}") from None
+        if fmt == trace.OTF2:
+            job["program"] = trace.load(job.pop("trace"))
+            job["workload"] = "program"
+    return cfg
 
 
 def _locate_parent(name: str, child: Path) -> Path:
@@ -232,7 +259,7 @@ def resolve(
         cfg = name_entries(copy.deepcopy(config_or_preset))
     else:
         cfg = load_config(config_or_preset)
-    cfg = without(apply_overrides(cfg, overrides), without_names)
+    cfg = inline_otf2_traces(without(apply_overrides(cfg, overrides), without_names))
     return cfg if seed is None else set_seed(cfg, seed)
 
 

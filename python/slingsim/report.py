@@ -69,6 +69,9 @@ def summary_text(summary: Dict[str, Any], title: str) -> str:
             [[n, number(f["count"]), number(f["completed"])] + [number(f["fct_ns"].get(k), 0) for k in ("mean", "p50", "p99", "max")]
              for n, f in flows.items()],
         )]
+    jobs = summary.get("jobs") or {}
+    if jobs:
+        lines += ["", jobs_text(jobs)]
     links = summary.get("links") or {}
     if links:
         lines += ["", text_table(
@@ -76,6 +79,34 @@ def summary_text(summary: Dict[str, Any], title: str) -> str:
             [[kind, number(l["count"]), number(l["utilization_mean"]), number(l["utilization_max"])] for kind, l in links.items()],
         )]
     return "\n".join(lines)
+
+
+JOB_HEADERS = ["job", "ranks", "finished", "runtime ns", "iterations", "iter mean ns", "iter p99 ns",
+               "msg latency mean ns", "messages", "impact"]
+
+
+def jobs_text(jobs: Dict[str, Any]) -> str:
+    """One line per MPI job: time, iterations, message latency and, when measured, congestion impact;
+    then where the ranks of unfinished jobs wait and what their programs could not represent."""
+    rows = []
+    notes = []
+    for name, j in jobs.items():
+        it = j.get("iteration_ns") or {}
+        imp = j.get("congestion_impact")
+        rows.append([
+            name, number(j["ranks"]), "yes" if j["finished"] else ("repeats" if j["repeat"] else "NO"),
+            number(j.get("runtime_ns"), 0), number(j["iterations"]), number(it.get("mean"), 0), number(it.get("p99"), 0),
+            number(j["message_latency_ns"].get("mean"), 0), number(j["messages"]),
+            "-" if imp is None else f"{imp['impact_mean']:.2f}x",
+        ])
+        for w in j.get("waiting_ranks", []):
+            notes.append(f"  {name}: rank {w['rank']} (node {w['node']}) waits at op {w['op_index']}: {json.dumps(w['op'])}")
+        for w in j.get("warnings", []):
+            notes.append(f"  {name}: {w}")
+        if j.get("unknown_waits"):
+            notes.append(f"  {name}: {j['unknown_waits']} waits on requests no operation opened (skipped)")
+    out = text_table(JOB_HEADERS, rows)
+    return out + ("\n" + "\n".join(notes) if notes else "")
 
 
 def deadlock_text(summary: Dict[str, Any]) -> str:

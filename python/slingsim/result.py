@@ -8,7 +8,7 @@ from typing import Any, Dict, Mapping, Sequence, Union
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-TABLE_NAMES = ("packets", "links", "flows", "nic", "timeline")
+TABLE_NAMES = ("packets", "links", "flows", "nic", "timeline", "iterations")
 """Result tables, each written to ``<name>.parquet``."""
 
 
@@ -25,8 +25,9 @@ class Result:
     ``links`` (one row per unidirectional link), ``flows`` (one row per
     fixed-size flow, with its NIC counters), ``nic`` (NIC counters per
     node, as on Cray Aries) and ``timeline`` (delivered throughput and
-    latency per source and time bin) are pyarrow tables; ``config`` is the
-    resolved config.
+    latency per source and time bin) and ``iterations`` (one row per MPI job
+    iteration: job, iteration, time_ns) are pyarrow tables; ``config`` is
+    the resolved config.
     """
 
     def __init__(
@@ -38,6 +39,7 @@ class Result:
         flows: pa.Table,
         nic: pa.Table,
         timeline: pa.Table,
+        iterations: pa.Table,
     ) -> None:
         self.summary = summary
         self.config = config
@@ -46,6 +48,7 @@ class Result:
         self.flows = flows
         self.nic = nic
         self.timeline = timeline
+        self.iterations = iterations
 
     def __repr__(self) -> str:
         s = self.summary

@@ -99,7 +99,7 @@ def test_installed_command_reports_errors_without_traceback():
 def test_help_describes_every_option():
     parser = build_parser()
     subparsers = next(a for a in parser._actions if a.dest == "command").choices
-    assert set(subparsers) == {"run", "topo", "sweep-load", "demo", "bench", "experiment", "trace"}
+    assert set(subparsers) == {"run", "topo", "sweep-load", "demo", "bench", "experiment", "gpcnet", "trace"}
     trace_actions = next(a for a in subparsers["trace"]._actions if a.dest == "trace_command").choices
     for name, sub in [*subparsers.items(), *(("trace " + k, v) for k, v in trace_actions.items())]:
         for action in sub._actions:

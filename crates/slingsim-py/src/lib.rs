@@ -155,6 +155,11 @@ impl Simulation {
         table_to_dict(py, &self.inner.timeline_table())
     }
 
+    /// One row per job iteration (job, iteration, time_ns), column name -> values.
+    fn iterations_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        table_to_dict(py, &self.inner.iterations_table())
+    }
+
     /// Sends one message now from node src to node dst; routing and
     /// traffic_class choose the mode and class for this message alone.
     /// Returns its flow id.

@@ -109,7 +109,7 @@ def _otf2_package():
         import otf2
     except ImportError as err:
         raise ImportError(
-            "reading OTF2 traces needs the otf2 package: pip install 'slingsim[trace]'"
+            "reading OTF2 traces needs the otf2 package: pip install 'otf2>=3.2' (a dependency of slingsim; a Python without its wheels must build it from source)"
         ) from err
     return otf2
 

@@ -41,7 +41,7 @@ impl Simulation {
                 .iter()
                 .skip(job.first_rank as usize)
                 .take(job.ranks as usize)
-                .filter(|r| r.blocked == Blocked::Wait)
+                .filter(|r| r.blocked == Blocked::Wait && !job.repeat)
                 .take(MAX_LISTED)
                 .map(|r| json!({"rank": r.world, "node": r.node, "op_index": r.pc.saturating_sub(1), "op": job.program.ops[r.world as usize].get(r.pc.saturating_sub(1))}))
                 .collect();
@@ -50,6 +50,7 @@ impl Simulation {
                 json!({
                     "ranks": job.ranks,
                     "nodes": job.nodes.len(),
+                    "node_ids": job.nodes,
                     "ppn": job.ppn,
                     "repeat": job.repeat,
                     "start_ns": ps_to_ns(job.start),

@@ -72,8 +72,11 @@ impl Simulation {
         let r = &mut self.mpi.ranks[g as usize];
         let j = r.job as usize;
         let job = &mut self.mpi.jobs[j];
-        if job.repeat && !job.program.ops[r.world as usize].is_empty() {
+        // A pass that took no time (the passive target of one-sided
+        // traffic) would repeat forever at one instant: such a rank stops.
+        if job.repeat && r.pass_start < self.now {
             r.pc = 0;
+            r.pass_start = self.now;
             if r.world == 0 {
                 job.passes += 1;
             }
@@ -505,6 +508,7 @@ impl Simulation {
         for g in 0..self.mpi.ranks.len() as u32 {
             let start = self.mpi.jobs[self.mpi.ranks[g as usize].job as usize].start;
             self.mpi.ranks[g as usize].ready_at = start;
+            self.mpi.ranks[g as usize].pass_start = start;
             self.mpi_wake(g, start);
         }
     }

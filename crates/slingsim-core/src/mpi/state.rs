@@ -134,6 +134,8 @@ pub struct Rank {
     pub early: BTreeMap<(u32, u64), (Envelope, Ps)>,
     pub iteration: u32,
     pub timer: Ps,
+    /// When the current pass through the program began (repeating jobs).
+    pub pass_start: Ps,
 }
 
 impl Rank {
@@ -159,6 +161,7 @@ impl Rank {
             early: BTreeMap::new(),
             iteration: 0,
             timer: 0,
+            pass_start: 0,
         }
     }
 

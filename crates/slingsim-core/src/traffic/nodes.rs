@@ -109,7 +109,11 @@ impl NodeAllocator {
             }
         };
         if count == 0 || count > free.len() {
-            return Err(ConfigError::new(field, format!("asks for {count} nodes but {} are free (of {})", free.len(), self.total)));
+            return Err(ConfigError::new(field, format!(
+                    "asks for {count} nodes but {} are free (of {}); earlier traffic sources and jobs hold the rest (a preset's [[traffic]] takes every node: write traffic = [] before the tables, or drop it with --without NAME)",
+                    free.len(),
+                    self.total
+                )));
         }
         let mut chosen: Vec<u32> = match placement {
             Placement::Linear => free[..count].to_vec(),

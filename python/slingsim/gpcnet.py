@@ -1,0 +1,152 @@
+"""The GPCNeT suite on a simulated system (``slingsim gpcnet``).
+
+As GPCNeT's ``network_load_test`` runs it (Chunduri et al., SC'19; the
+congestion tests of paper 000 Sec. III): 20% of the nodes run the victim
+tests, the other 80% are split into four equal congestor groups running
+alltoall, two-sided incast, put incast and get broadcast with 4 KiB
+messages. Each victim test runs once alone and once beside the
+congestors; nodes are placed at random (seeded) as the benchmark spreads
+its ranks over the allocation. Congestion impact: congested / isolated for
+latencies, isolated / congested for bandwidth, on the mean and the 99th
+percentile (for bandwidth, the slow tail: the 99th percentile of time).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, List, Optional, Sequence
+
+from .config import Config, ConfigError, resolve
+
+VICTIMS = (
+    # (name in GPCNeT's table, workload, kind, unit)
+    ("RR Two-sided Lat (8 B)", "gpcnet-rr-latency", "latency", "usec"),
+    ("RR Two-sided BW+Sync (131072 B)", "gpcnet-rr-bandwidth", "bandwidth", "MiB/s/rank"),
+    ("Multiple Allreduce (8 B)", "gpcnet-allreduce", "latency", "usec"),
+)
+CONGESTORS = ("alltoall", "incast", "put-incast", "get-bcast")
+VICTIM_FRACTION = 0.2
+CONGESTOR_BYTES = 4096
+BW_BYTES_PER_ITERATION = 2 * 8 * 131_072
+"""Bytes a rank sends per iteration of the bandwidth test (8 outstanding 128 KiB messages to each ring neighbour)."""
+
+
+def system_nodes(cfg: Config) -> int:
+    """Nodes of the config's system."""
+    from .api import topology
+
+    return int(topology(cfg)["nodes"])
+
+
+def gpcnet_configs(
+    system: Any,
+    nodes: Optional[int] = None,
+    ppn: int = 1,
+    iterations: int = 20,
+    congestors: Sequence[str] = CONGESTORS,
+    overrides: Iterable[str] = (),
+    seed: Optional[int] = None,
+) -> List[Dict[str, Any]]:
+    """One ``{name, workload, kind, unit, isolated, congested}`` entry per victim test, the two configs ready to run."""
+    base = resolve(system, overrides, seed=seed)
+    base.pop("traffic", None)
+    base.pop("job", None)
+    total = system_nodes(base)
+    nodes = total if nodes is None else nodes
+    if not 5 <= nodes <= total:
+        raise ConfigError(f"gpcnet: --nodes {nodes}: give between 5 and the system's {total} nodes")
+    if ppn < 1:
+        raise ConfigError(f"gpcnet: --ppn {ppn}: give at least one process per node")
+    if iterations < 1:
+        raise ConfigError(f"gpcnet: --iterations {iterations}: give at least 1")
+    unknown = [c for c in congestors if c not in CONGESTORS]
+    if unknown:
+        raise ConfigError(f"gpcnet: unknown congestors {unknown}; choose from {list(CONGESTORS)}")
+    victim_nodes = max(2, round(nodes * VICTIM_FRACTION))
+    group = (nodes - victim_nodes) // len(CONGESTORS)
+    if congestors and group < 2:
+        raise ConfigError(f"gpcnet: {nodes} nodes leave {group} per congestor group; give at least 10 nodes")
+    base.setdefault("sim", {})
+    out = []
+    for name, workload, kind, unit in VICTIMS:
+        victim = {"name": "victim", "workload": workload, "nodes": {"count": victim_nodes}, "ppn": ppn,
+                  "placement": "random", "iterations": iterations}
+        loaders = [{"name": f"congestor-{c}", "workload": f"gpcnet-{c}", "nodes": {"count": group}, "ppn": ppn,
+                    "placement": "random", "iterations": 1, "repeat": True, "bytes": CONGESTOR_BYTES}
+                   for c in congestors]
+        isolated = dict(base, job=[victim])
+        congested = dict(base, job=[victim, *loaders])
+        out.append({"name": name, "workload": workload, "kind": kind, "unit": unit,
+                    "isolated": isolated, "congested": congested})
+    return out
+
+
+def _figures(summary: Dict[str, Any], kind: str) -> Dict[str, Optional[float]]:
+    """Mean and 99th percentile of one victim run, in the test's unit."""
+    timed = summary["jobs"]["victim"]["timed_ns"]
+    if not timed.get("count"):
+        raise ConfigError(f"gpcnet: the victim completed no iteration (end reason {summary['end_reason']!r}); "
+                          "raise sim.max_time_ns")
+    if kind == "latency":
+        return {"mean": timed["mean"] / 1e3, "p99": timed["p99"] / 1e3}
+    mib_s = lambda ns: BW_BYTES_PER_ITERATION / (ns * 1e-9) / 2**20  # noqa: E731
+    return {"mean": mib_s(timed["mean"]), "p99": mib_s(timed["p99"])}
+
+
+def run_gpcnet(
+    system: Any,
+    nodes: Optional[int] = None,
+    ppn: int = 1,
+    iterations: int = 20,
+    congestors: Sequence[str] = CONGESTORS,
+    overrides: Iterable[str] = (),
+    seed: Optional[int] = None,
+    scheduler: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: bool = False,
+) -> Dict[str, Any]:
+    """Run the suite (two simulations per victim test, fanned out over Dask) and return
+    ``{system, nodes, ppn, congestors, tests: [{name, unit, isolated, congested, impact_mean, impact_p99}]}``."""
+    from .sweep import run_summaries
+
+    tests = gpcnet_configs(system, nodes, ppn, iterations, congestors, overrides, seed)
+    configs = [cfg for t in tests for cfg in (t["isolated"], t["congested"])]
+    summaries = run_summaries(configs, scheduler, workers, progress)
+    rows = []
+    for i, t in enumerate(tests):
+        iso_s, con_s = summaries[2 * i], summaries[2 * i + 1]
+        iso, con = _figures(iso_s, t["kind"]), _figures(con_s, t["kind"])
+        if t["kind"] == "latency":
+            impact = {q: con[q] / iso[q] for q in ("mean", "p99")}
+        else:
+            impact = {q: iso[q] / con[q] for q in ("mean", "p99")}
+        rows.append({
+            "name": t["name"], "unit": t["unit"], "isolated": iso, "congested": con,
+            "impact_mean": impact["mean"], "impact_p99": impact["p99"],
+            "messages_per_iteration": con_s["jobs"]["victim"]["messages"] / iterations,
+            "wall_s": iso_s["wall_s"] + con_s["wall_s"],
+        })
+    first = tests[0]["congested"]
+    return {
+        "system": system if isinstance(system, str) else "config",
+        "nodes": nodes if nodes is not None else system_nodes(first),
+        "ppn": ppn,
+        "iterations": iterations,
+        "congestors": list(congestors),
+        "tests": rows,
+    }
+
+
+def key_results_text(report: Dict[str, Any]) -> str:
+    """GPCNeT's "key results" table: isolated, congested and impact per victim test."""
+    lines = [
+        f"GPCNeT on {report['system']}: {report['nodes']} nodes, {report['ppn']} ppn, "
+        f"congestors: {', '.join(report['congestors']) or 'none'}",
+        f"{'Name':<34}{'Isolated avg':>14}{'99%':>11}{'Congested avg':>15}{'99%':>11}"
+        f"{'Impact avg':>12}{'99%':>8}  Units",
+    ]
+    for t in report["tests"]:
+        lines.append(
+            f"{t['name']:<34}{t['isolated']['mean']:>14.2f}{t['isolated']['p99']:>11.2f}"
+            f"{t['congested']['mean']:>15.2f}{t['congested']['p99']:>11.2f}"
+            f"{t['impact_mean']:>11.2f}x{t['impact_p99']:>7.2f}x  {t['unit']}"
+        )
+    return "\n".join(lines)

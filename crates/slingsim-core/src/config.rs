@@ -80,7 +80,7 @@ impl Default for CongestionConfig {
         CongestionConfig {
             algorithm: "none".into(),
             port_threshold_bytes: 16_384,
-            min_window_bytes: 2_048,
+            min_window_bytes: 64,
             additive_increase_bytes: 4_096,
             max_window_bytes: 4 << 20,
             kmin_bytes: 5_000,

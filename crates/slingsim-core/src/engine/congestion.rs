@@ -42,9 +42,13 @@ impl Simulation {
                 }
             }
             Algorithm::Slingshot if !to_switch => {
-                let flows = self.egress_flows[ch as usize];
                 let level = self.cc.congestion_level(q);
                 let p = self.pool.get_mut(h);
+                // Contributing flows: the sources queued at the port, or,
+                // when more, the sources with packets in flight to the
+                // endpoint (with small windows most of them are on the
+                // way rather than queued at any instant).
+                let flows = self.egress_flows[ch as usize].max(self.dst_senders[p.dst as usize]);
                 p.mark = level;
                 p.mark_flows = flows;
                 let key = ((ch as u64) << 32) | p.src as u64;
@@ -70,7 +74,11 @@ impl Simulation {
                     let st = PairState::with_window(&self.cc, self.bandwidth_delay(src, dst));
                     self.pairs.insert(key, st);
                 }
-                self.pairs.get_mut(&key).expect("inserted").in_flight += wire as u64;
+                let st = self.pairs.get_mut(&key).expect("inserted");
+                if st.in_flight == 0 {
+                    self.dst_senders[dst as usize] = self.dst_senders[dst as usize].saturating_add(1);
+                }
+                st.in_flight += wire as u64;
             }
             Algorithm::Dcqcn => {
                 let now = self.now;
@@ -157,6 +165,9 @@ impl Simulation {
                 let port_rate = self.tx[self.net.endpoint_down[a.dst as usize] as usize].rate.bytes_per_s();
                 if let Some(st) = self.pairs.get_mut(&key) {
                     st.slingshot_ack(&self.cc, a.wire, a.level, a.flows as u32, port_rate, a.rtt, now);
+                    if st.in_flight == 0 {
+                        self.dst_senders[a.dst as usize] -= 1;
+                    }
                     if st.in_flight == 0 && !st.throttled(&self.cc) && st.next_send <= now {
                         self.pairs.remove(&key);
                     }
@@ -273,6 +284,9 @@ impl Simulation {
             let key = pair_key(p.src, p.dst);
             if let Some(st) = self.pairs.get_mut(&key) {
                 st.in_flight -= p.wire as u64;
+                if st.in_flight == 0 {
+                    self.dst_senders[p.dst as usize] -= 1;
+                }
             }
         }
         self.wake_nic(p.src);

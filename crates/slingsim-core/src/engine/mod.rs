@@ -242,6 +242,8 @@ pub struct Simulation {
     /// endpoint, and the number of sources with packets there.
     pub(crate) egress_sources: crate::congestion::IntMap<u32>,
     pub(crate) egress_flows: Vec<u16>,
+    /// Slingshot: endpoint pairs with packets in flight, per destination endpoint.
+    pub(crate) dst_senders: Vec<u16>,
     /// End-to-end acks are modelled (congestion control, outstanding-packet
     /// limit); acks and CNPs on their way back.
     pub(crate) acks_needed: bool,
@@ -485,6 +487,7 @@ impl Simulation {
             cc_rng: Rng::new(seed, 0xCC),
             egress_sources: Default::default(),
             egress_flows: vec![0; nch],
+            dst_senders: vec![0; net.endpoint_up.len()],
             acks_needed,
             acks: Vec::new(),
             free_acks: Vec::new(),

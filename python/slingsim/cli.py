@@ -170,6 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     gpc.add_argument("--congestors", default=",".join(("alltoall", "incast", "put-incast", "get-bcast")),
                      metavar="LIST", help="comma-separated congestors, or 'none' for an idle baseline "
                                           "(default: alltoall,incast,put-incast,get-bcast)")
+    gpc.add_argument("--warmup-ns", type=float, default=200_000.0, metavar="NS",
+                     help="how long the congestors run before the victims start (default 200000)")
     _add_set(gpc)
     gpc.add_argument("--seed", type=seed_int, metavar="N", help="master seed (placement, random ring)")
     _add_scheduler(gpc)
@@ -305,7 +307,7 @@ def cmd_gpcnet(args: argparse.Namespace) -> int:
 
     congestors = [] if args.congestors == "none" else [c for c in args.congestors.split(",") if c]
     report = run_gpcnet(args.system, args.nodes, args.ppn, args.iterations, congestors, args.overrides,
-                        args.seed, args.scheduler, args.workers, progress=True)
+                        args.seed, args.scheduler, args.workers, progress=True, warmup_ns=args.warmup_ns)
     print(json.dumps(report) if args.json else key_results_text(report))
     return 0
 

@@ -24,6 +24,10 @@ VICTIMS = (
 )
 CONGESTORS = ("alltoall", "incast", "put-incast", "get-bcast")
 VICTIM_FRACTION = 0.2
+WARMUP_NS = 200_000.0
+"""The congestors run this long before the victims start (GPCNeT launches them first and measures
+the victims under established congestion; congestion control needs ~150 us to settle an onset burst,
+docs/ablations.md)."""
 CONGESTOR_BYTES = 4096
 BW_BYTES_PER_ITERATION = 2 * 8 * 131_072
 """Bytes a rank sends per iteration of the bandwidth test (8 outstanding 128 KiB messages to each ring neighbour)."""
@@ -44,6 +48,7 @@ def gpcnet_configs(
     congestors: Sequence[str] = CONGESTORS,
     overrides: Iterable[str] = (),
     seed: Optional[int] = None,
+    warmup_ns: float = WARMUP_NS,
 ) -> List[Dict[str, Any]]:
     """One ``{name, workload, kind, unit, isolated, congested}`` entry per victim test, the two configs ready to run."""
     base = resolve(system, overrides, seed=seed)
@@ -68,7 +73,7 @@ def gpcnet_configs(
     out = []
     for name, workload, kind, unit in VICTIMS:
         victim = {"name": "victim", "workload": workload, "nodes": {"count": victim_nodes}, "ppn": ppn,
-                  "placement": "random", "iterations": iterations}
+                  "placement": "random", "iterations": iterations, "start_ns": warmup_ns}
         loaders = [{"name": f"congestor-{c}", "workload": f"gpcnet-{c}", "nodes": {"count": group}, "ppn": ppn,
                     "placement": "random", "iterations": 1, "repeat": True, "bytes": CONGESTOR_BYTES}
                    for c in congestors]
@@ -102,12 +107,13 @@ def run_gpcnet(
     scheduler: Optional[str] = None,
     workers: Optional[int] = None,
     progress: bool = False,
+    warmup_ns: float = WARMUP_NS,
 ) -> Dict[str, Any]:
     """Run the suite (two simulations per victim test, fanned out over Dask) and return
     ``{system, nodes, ppn, congestors, tests: [{name, unit, isolated, congested, impact_mean, impact_p99}]}``."""
     from .sweep import run_summaries
 
-    tests = gpcnet_configs(system, nodes, ppn, iterations, congestors, overrides, seed)
+    tests = gpcnet_configs(system, nodes, ppn, iterations, congestors, overrides, seed, warmup_ns)
     configs = [cfg for t in tests for cfg in (t["isolated"], t["congested"])]
     summaries = run_summaries(configs, scheduler, workers, progress)
     rows = []
@@ -131,6 +137,7 @@ def run_gpcnet(
         "ppn": ppn,
         "iterations": iterations,
         "congestors": list(congestors),
+        "warmup_ns": warmup_ns,
         "tests": rows,
     }
 

@@ -5,9 +5,11 @@
 //! arrive through memory after `mpi.memory_latency_ns` plus the copy time.
 //!
 //! Protocols: a message up to `mpi.eager_threshold_bytes` goes eagerly and
-//! its send completes once handed to the NIC; a larger one sends a request
-//! to send, the receiver answers clear-to-send when a receive matches, and
-//! the data follows; both sides complete when it has arrived. Posting a
+//! its send completes when the data has arrived (a Cassini-like NIC reports
+//! a send complete on the target's acknowledgement, so a rank cannot pile
+//! up unbounded eager sends behind a slow receiver); a larger one sends a
+//! request to send, the receiver answers clear-to-send when a receive
+//! matches, and the data follows; both sides complete when it has arrived. Posting a
 //! send costs the rank `mpi.send_overhead_ns`; a receive completes
 //! `mpi.recv_overhead_ns` after its data arrived.
 
@@ -296,11 +298,6 @@ impl Simulation {
     /// Hands message `id` to the NIC, or to memory between ranks of a node.
     fn mpi_transmit(&mut self, id: u32) {
         let w = self.mpi.wires[id as usize];
-        if let Wire::Envelope(env) = w.wire {
-            if !env.rendezvous {
-                self.mpi_complete(env.src, env.send_req, self.now); // eager: the buffer is free
-            }
-        }
         let (a, b) = (self.mpi.ranks[w.from as usize].node, self.mpi.ranks[w.to as usize].node);
         let j = self.mpi.ranks[w.from as usize].job as usize;
         if a == b {
@@ -344,7 +341,14 @@ impl Simulation {
     fn mpi_arrived(&mut self, id: u32, t: Ps) {
         let w = self.mpi.take_wire(id);
         match w.wire {
-            Wire::Envelope(env) => self.mpi_in_order(env, t),
+            Wire::Envelope(env) => {
+                if !env.rendezvous {
+                    // Eager: the sender's completion comes with the
+                    // target's acknowledgement of the delivered data.
+                    self.mpi_complete(env.src, env.send_req, t);
+                }
+                self.mpi_in_order(env, t)
+            }
             Wire::ClearToSend { env, recv_req } => {
                 self.mpi_ship(env.src, env.dst, env.bytes, Wire::Data { env, recv_req }, self.now);
             }

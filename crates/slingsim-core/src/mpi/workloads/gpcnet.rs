@@ -20,9 +20,11 @@
 //! - `gpcnet-put-incast`: every rank puts to rank 0;
 //! - `gpcnet-get-bcast`: every rank gets from rank 0.
 //!
-//! Message counts per iteration and rank, as in the source: latency 2
-//! sends, bandwidth 2 x 8 sends plus the barrier's, incast 1 per non-root
-//! rank, alltoall n - 1.
+//! Message counts per iteration and rank: latency 2 sends, bandwidth
+//! 2 x 8 sends plus the barrier's, incast, put incast and get broadcast 8
+//! per non-root rank (a window of 8 outstanding, as the bandwidth test
+//! keeps: an assumption, the congestors' windows are not in our papers),
+//! alltoall n - 1 (pairwise, 4 KiB).
 
 use super::Spec;
 use crate::error::Result;
@@ -90,29 +92,46 @@ pub fn allreduce(spec: &Spec) -> Result<Program> {
     Ok(p)
 }
 
-/// The congestors: `kind` is "alltoall", "incast", "put-incast" or "get-bcast".
+/// Messages each congestor rank keeps outstanding per iteration (incast,
+/// put incast, get broadcast): the same window as the bandwidth test.
+pub const CONGESTOR_OUTSTANDING: u32 = 8;
+
+/// The congestors: `kind` is "alltoall", "incast", "put-incast" or
+/// "get-bcast". The point-to-point ones keep `CONGESTOR_OUTSTANDING`
+/// messages in flight per rank, then wait for them.
 pub fn congestor(spec: &Spec, kind: &str) -> Result<Program> {
     let n = spec.ranks;
+    let w = CONGESTOR_OUTSTANDING;
     let mut p = Program::new(n);
     for (r, ops) in p.ops.iter_mut().enumerate() {
         for _ in 0..spec.iterations {
             match kind {
                 "alltoall" => ops.push(Op::Coll { kind: Collective::Alltoall, comm: 0, bytes: spec.bytes, root: 0, counts: None, req: None }),
                 "incast" if r == 0 => {
-                    for req in 0..n - 1 {
-                        ops.push(Op::Irecv { comm: 0, peer: (req + 1) as i32, tag: 1, bytes: spec.bytes, req });
+                    let mut req = 0;
+                    for peer in 1..n {
+                        for _ in 0..w {
+                            ops.push(Op::Irecv { comm: 0, peer: peer as i32, tag: 1, bytes: spec.bytes, req });
+                            req += 1;
+                        }
                     }
-                    ops.push(Op::Wait { reqs: (0..n - 1).collect() });
+                    ops.push(Op::Wait { reqs: (0..req).collect() });
                 }
-                "incast" => ops.extend([Op::Send { comm: 0, peer: 0, tag: 1, bytes: spec.bytes }]),
-                "put-incast" if r != 0 => ops.extend([Op::Put { comm: 0, peer: 0, bytes: spec.bytes, req: 0 }, Op::Wait { reqs: vec![0] }]),
-                "get-bcast" if r != 0 => ops.extend([Op::Get { comm: 0, peer: 0, bytes: spec.bytes, req: 0 }, Op::Wait { reqs: vec![0] }]),
+                "incast" => {
+                    ops.extend((0..w).map(|req| Op::Isend { comm: 0, peer: 0, tag: 1, bytes: spec.bytes, req }));
+                    ops.push(Op::Wait { reqs: (0..w).collect() });
+                }
+                "put-incast" | "get-bcast" if r != 0 => {
+                    let get = kind == "get-bcast";
+                    ops.extend((0..w).map(|req| if get { Op::Get { comm: 0, peer: 0, bytes: spec.bytes, req } } else { Op::Put { comm: 0, peer: 0, bytes: spec.bytes, req } }));
+                    ops.push(Op::Wait { reqs: (0..w).collect() });
+                }
+                // The root of a one-sided congestor is passive.
                 _ => {}
             }
             ops.push(Op::IterationEnd);
         }
     }
-    // The root of a one-sided congestor is passive: it only marks iterations.
     Ok(p)
 }
 

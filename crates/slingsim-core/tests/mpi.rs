@@ -104,3 +104,18 @@ fn compute_gaps_scale_and_drop() {
     let (none, one, two) = (t(0.0), t(1.0), t(2.0));
     assert!(none < one && one < two, "{none} {one} {two}");
 }
+
+#[test]
+fn every_named_workload_runs_to_completion() {
+    for &name in slingsim_core::mpi::workloads::NAMES {
+        let mut job = json!({"name": "w", "workload": name, "bytes": 4096, "iterations": 2, "ppn": 2});
+        // Shorter service times than the presets' so the test stays fast.
+        if matches!(name, "sphinx" | "xapian" | "img-dnn") {
+            job["params"] = json!({"service_mean_ns": 20_000.0});
+        }
+        let s = run(json!([job]), json!({}));
+        assert_eq!(s["end_reason"], "jobs_done", "{name}: {:#}", s["jobs"]);
+        assert_eq!(s["jobs"]["w"]["iterations"], 2, "{name}");
+        assert_eq!(s["bytes_conserved"], true, "{name}");
+    }
+}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 from .config import Config, apply_overrides, load_config
 from .progress import ProgressBar
@@ -63,6 +63,32 @@ def incast_scenario(cc: str) -> Callable[[], Config]:
     return config
 
 
+GPCNET_ITERATIONS = 50
+
+
+def gpcnet_latency_shandy() -> Config:
+    """GPCNeT on Shandy (1024 nodes): the random-ring latency victim (205 nodes, 50 iterations) beside
+    the four congestors (4 x 204 nodes), as ``slingsim gpcnet`` runs it."""
+    from .gpcnet import gpcnet_configs
+
+    return gpcnet_configs("slingshot-shandy", iterations=GPCNET_ITERATIONS)[0]["congested"]
+
+
+def impact_pair_shandy() -> List[Config]:
+    """A full congestion-impact measurement on Shandy, one core: a 512-node alltoall (128 B, 20 iterations)
+    alone, then beside a 512-node incast aggressor (128 KiB puts), interleaved (paper 000 Sec. III)."""
+    from .jobs import isolate
+
+    cfg = load_config("slingshot-shandy")
+    cfg["traffic"] = []
+    cfg["job"] = [
+        {"name": "victim", "workload": "alltoall", "bytes": 128, "iterations": 20, "nodes": {"fraction": 0.5},
+         "placement": "interleaved", "start_ns": 200_000},
+        {"name": "aggressor", "workload": "incast", "bytes": 131_072, "repeat": True, "iterations": 1},
+    ]
+    return [isolate(cfg, "victim"), cfg]
+
+
 FAMILY_PRESETS = ("dragonfly-3k", "megafly-3k", "slimfly-3k", "fitfly-3k", "fattree-3k", "aries-crystal")
 """~3,000-node systems of each topology family (paper 003 Table 2, a fat tree of similar size, Crystal)."""
 
@@ -77,17 +103,20 @@ def family_scenario(preset: str) -> Callable[[], Config]:
     return config
 
 
-SCENARIOS: Dict[str, Callable[[], Config]] = {
+SCENARIOS: Dict[str, Callable[[], Union[Config, List[Config]]]] = {
     "shandy-uniform-50": shandy_uniform_50,
     "max-build": max_build,
     "malbec-adversarial-ugal": malbec_adversarial_ugal,
     **{f"incast-{cc}": incast_scenario(cc) for cc in CONGESTION_CONTROLS},
     **{f"{preset}-uniform-30": family_scenario(preset) for preset in FAMILY_PRESETS},
+    "gpcnet-shandy-latency": gpcnet_latency_shandy,
+    "impact-pair-shandy": impact_pair_shandy,
 }
-"""Benchmark scenarios by name, each a function returning its config."""
+"""Benchmark scenarios by name, each a function returning its config (or a list of configs run one
+after the other on one core and measured together)."""
 
 
-def scenario_config(name: str) -> Config:
+def scenario_config(name: str) -> Union[Config, List[Config]]:
     """The config of a named scenario, or a ValueError listing the scenarios."""
     if name not in SCENARIOS:
         raise ValueError(f"bench --only: no scenario {name!r}; choose one of: {', '.join(SCENARIOS)}")

@@ -9,7 +9,13 @@ def test_scenarios_are_the_documented_ones():
     assert list(SCENARIOS) == ["shandy-uniform-50", "max-build", "malbec-adversarial-ugal",
                                "incast-none", "incast-dcqcn", "incast-slingshot"] + [
         f"{p}-uniform-30" for p in ("dragonfly-3k", "megafly-3k", "slimfly-3k", "fitfly-3k", "fattree-3k", "aries-crystal")
-    ]
+    ] + ["gpcnet-shandy-latency", "impact-pair-shandy"]
+
+
+def test_impact_pair_is_the_victim_alone_then_with_its_aggressor():
+    alone, both = scenario_config("impact-pair-shandy")
+    assert [j["name"] for j in alone["job"]] == ["victim"]
+    assert [j["name"] for j in both["job"]] == ["victim", "aggressor"]
 
 
 def test_every_family_scenario_builds_within_a_second():

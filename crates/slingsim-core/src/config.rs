@@ -399,6 +399,9 @@ pub struct SimConfig {
     /// window is delivered, for at most this long (default: duration_ns).
     /// Without it, latency would count only the packets that got through.
     pub drain_ns: Option<f64>,
+    /// With MPI jobs: end the run when this job finishes (default: when
+    /// every job without `repeat` has).
+    pub stop_after_job: Option<String>,
 }
 
 impl Default for SimConfig {
@@ -412,6 +415,7 @@ impl Default for SimConfig {
             packet_sample_every: 16,
             timeline_bin_ns: 1_000.0,
             drain_ns: None,
+            stop_after_job: None,
         }
     }
 }

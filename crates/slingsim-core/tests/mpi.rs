@@ -119,3 +119,43 @@ fn every_named_workload_runs_to_completion() {
         assert_eq!(s["bytes_conserved"], true, "{name}");
     }
 }
+
+#[test]
+fn a_run_can_stop_when_a_named_job_finishes() {
+    let jobs = json!([
+        {"name": "short", "workload": "barrier", "iterations": 2, "nodes": {"count": 4}},
+        {"name": "long", "workload": "barrier", "iterations": 200, "nodes": {"count": 4}},
+    ]);
+    let cfg = json!({
+        "topology": {"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 2, "global_ports_per_switch": 1},
+        "sim": {"stop_after_job": "short"},
+        "job": jobs,
+    });
+    let mut sim = Simulation::from_json(&cfg.to_string()).unwrap();
+    sim.run();
+    let s = sim.summary();
+    assert_eq!(s["end_reason"], "jobs_done");
+    assert_eq!(s["jobs"]["short"]["finished"], true);
+    assert_eq!(s["jobs"]["long"]["finished"], false);
+    let bad = json!({"topology": cfg["topology"], "sim": {"stop_after_job": "nope"}, "job": cfg["job"]});
+    let e = Simulation::from_json(&bad.to_string()).err().unwrap();
+    assert_eq!(e.field, "sim.stop_after_job");
+}
+
+#[test]
+fn allreduce_on_one_switch_takes_one_message_latency_per_round() {
+    // Eight nodes on one switch: every pair is two terminal links and one
+    // switch apart, so recursive doubling's 3 rounds take 3 one-way times.
+    let topo = json!({"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 8, "global_ports_per_switch": 1});
+    let one = |jobs: Value| {
+        let cfg = json!({"topology": topo, "mpi": {"send_overhead_ns": 0, "recv_overhead_ns": 0}, "job": jobs});
+        let mut sim = Simulation::from_json(&cfg.to_string()).unwrap();
+        sim.run();
+        sim.summary()
+    };
+    let pp = one(json!([{"name": "j", "workload": "pingpong", "bytes": 8, "iterations": 3, "nodes": {"list": [0, 1]}}]));
+    let latency = pp["jobs"]["j"]["message_latency_ns"]["mean"].as_f64().unwrap();
+    let ar = one(json!([{"name": "j", "workload": "allreduce", "bytes": 8, "iterations": 3, "nodes": {"list": [0, 1, 2, 3, 4, 5, 6, 7]}}]));
+    let it = ar["jobs"]["j"]["iteration_ns"]["mean"].as_f64().unwrap();
+    assert!((it - 3.0 * latency).abs() < 0.01 * it, "allreduce {it} ns vs 3 x {latency} ns");
+}

@@ -419,7 +419,7 @@ impl Simulation {
         let names: Vec<String> = sources.iter().map(|s| s.name.clone()).collect();
         let job_plans = crate::mpi::build::plan_jobs(&cfg.job, &mut alloc, seed, &names)?;
         let mpi_params = crate::mpi::runtime::Params::new(&cfg.mpi)?;
-        let jobs_wait = cfg.job.iter().any(|j| !j.repeat);
+        let jobs_wait = cfg.job.iter().any(|j| !j.repeat) || cfg.sim.stop_after_job.is_some();
         let has_bernoulli = sources.iter().any(|s| matches!(s.injection, Injection::Bernoulli { .. }));
         let warmup = if has_bernoulli { ns_to_ps(cfg.sim.warmup_ns) } else { 0 };
         let window_end = if has_bernoulli { warmup + ns_to_ps(cfg.sim.duration_ns) } else { ns_to_ps(cfg.sim.max_time_ns) };
@@ -591,7 +591,8 @@ impl Simulation {
             let s = sim.add_passive_source(&plan.name, plan.nodes.clone(), plan.start, mode, class);
             job_routing.push((s, mode.code(), class));
         }
-        sim.mpi = crate::mpi::build::runtime(job_plans, &job_routing, mpi_params);
+        let stop_after = sim.cfg.sim.stop_after_job.clone();
+        sim.mpi = crate::mpi::build::runtime(job_plans, &job_routing, mpi_params, stop_after.as_deref())?;
         sim.mpi_schedule_starts();
         sim.schedule_sources();
         sim.events.push(sim.watchdog, Event::Watchdog);

@@ -88,7 +88,7 @@ impl Simulation {
         job.ranks_done += 1;
         if job.ranks_done == job.ranks {
             job.end = self.now;
-            if !job.repeat {
+            if job.ends_run {
                 self.mpi.jobs_left -= 1;
                 if self.mpi.jobs_left == 0 {
                     self.finish(super::EndReason::JobsDone);

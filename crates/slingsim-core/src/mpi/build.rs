@@ -111,8 +111,16 @@ fn scale_compute(mut p: Program, scale: f64) -> Program {
 
 /// The run-time state of planned jobs: `source`, `alg` and `class` of each
 /// (its traffic source, routing mode code and traffic class).
-pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8)], params: Params) -> Runtime {
+/// `stop_after` names the job whose end ends the run (`sim.stop_after_job`).
+pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8)], params: Params, stop_after: Option<&str>) -> Result<Runtime> {
     let mut rt = Runtime { params: Some(params), ..Default::default() };
+    if let Some(name) = stop_after {
+        let names: Vec<&str> = plans.iter().map(|p| p.name.as_str()).collect();
+        let j = names.iter().position(|n| *n == name).ok_or_else(|| ConfigError::new("sim.stop_after_job", format!("no job named {name:?}; the jobs are {names:?}")))?;
+        if plans[j].repeat {
+            return Err(ConfigError::new("sim.stop_after_job", format!("job {name:?} repeats and never finishes; name a job without repeat")));
+        }
+    }
     for (j, (plan, &(source, alg, class))) in plans.into_iter().zip(routing).enumerate() {
         let n = plan.program.ranks;
         let first_rank = rt.ranks.len() as u32;
@@ -131,7 +139,11 @@ pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8)], params: Params) -
                 v
             })
             .collect();
-        if !plan.repeat {
+        let counts = match stop_after {
+            Some(name) => plan.name == name,
+            None => !plan.repeat,
+        };
+        if counts {
             rt.jobs_left += 1;
         }
         rt.jobs.push(Job {
@@ -159,7 +171,8 @@ pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8)], params: Params) -
             memory_messages: 0,
             passes: 0,
             unknown_waits: 0,
+            ends_run: counts,
         });
     }
-    rt
+    Ok(rt)
 }

@@ -231,6 +231,8 @@ pub struct Job {
     /// Waits on request ids no operation opened (traces whose tracer did
     /// not record the call that opened them).
     pub unknown_waits: u64,
+    /// The run ends once every job with this set has finished.
+    pub ends_run: bool,
 }
 
 /// A message of the MPI layer on its way.

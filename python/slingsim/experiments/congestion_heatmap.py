@@ -1,0 +1,171 @@
+"""Paper 000 Fig. 9: congestion impact of an incast and an all-to-all aggressor on victim jobs,
+Slingshot against Aries.
+
+The paper splits 512 nodes between a victim and an aggressor (90/10, 50/50
+and 10/90, linear allocation), runs each victim alone and beside each
+aggressor (128 KiB messages: MPI_Put incast, MPI_Sendrecv all-to-all) and
+reports the mean congestion impact C = T_congested / T_isolated (its Eq. 1)
+as a heatmap per system. Here Slingshot is the ``slingshot-malbec`` preset
+(Slingshot routing and congestion control) and Aries the ``aries-crystal``
+preset (ADAPTIVE_0 routing, back-pressure only, 64 B packets); both give
+the study the same number of nodes. What to look for: Slingshot's impacts
+stay within a few x, Aries' reach tens to ~100x under incast; all-to-all
+hurts little on either (adaptive routing spreads it); impacts grow with the
+aggressor's share and are larger for small-message victims.
+
+A victim that completes no iteration before ``sim.max_time_ns`` gets the
+lower bound (time it ran) / T_isolated, flagged ``censored``.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pyarrow as pa  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+from ..config import Config, load_config  # noqa: E402
+from ..sweep import run_summaries  # noqa: E402
+
+SYSTEMS = {"Slingshot": "slingshot-malbec", "Aries": "aries-crystal"}
+VICTIMS = {
+    # label: (workload, bytes, iterations, compute_ns)
+    "allreduce 8B": ("allreduce", 8, 10, 0.0),
+    "alltoall 128B": ("alltoall", 128, 5, 0.0),
+    "barrier": ("barrier", 0, 10, 0.0),
+    "bcast 8B": ("bcast", 8, 10, 0.0),
+    "pingpong 8B": ("pingpong", 8, 10, 0.0),
+    "halo3d": ("halo3d", 8192, 5, 10_000.0),
+    "sweep3d": ("sweep3d", 1024, 2, 10_000.0),
+    "incast (ember)": ("incast", 1024, 5, 0.0),
+    "MILC": ("milc", 16_384, 5, 20_000.0),
+    "HPCG": ("hpcg", 8192, 5, 20_000.0),
+    "LAMMPS": ("lammps", 8192, 5, 20_000.0),
+    "FFT": ("fft", 4096, 3, 20_000.0),
+}
+QUICK_VICTIMS = ("allreduce 8B", "alltoall 128B", "pingpong 8B", "halo3d", "LAMMPS")
+AGGRESSORS = {"incast": "incast", "all-to-all": "alltoall-aggressor"}
+SPLITS = (0.9, 0.5, 0.1)
+"""Victim share of the nodes (paper 000: 460/52, 256/256, 53/459 of 512)."""
+NODES, QUICK_NODES = 448, 96
+AGGRESSOR_BYTES = 131_072
+START_NS = 200_000.0
+"""Victims start after the aggressor has run this long (its onset burst is over)."""
+MAX_TIME_NS = 20e6
+
+
+def base(system: str, nodes: int) -> Config:
+    """A system preset with its synthetic traffic removed."""
+    cfg = load_config(SYSTEMS[system])
+    cfg["traffic"] = []
+    cfg["sim"]["max_time_ns"] = MAX_TIME_NS
+    return cfg
+
+
+def victim_job(label: str, count: int, ppn: int = 1) -> Dict[str, Any]:
+    workload, nbytes, iterations, compute = VICTIMS[label]
+    if workload == "pingpong" and count % 2:
+        count -= 1
+    return {"name": "victim", "workload": workload, "bytes": nbytes, "iterations": iterations,
+            "compute_ns": compute, "nodes": {"count": count}, "ppn": ppn, "placement": "linear", "start_ns": START_NS}
+
+
+def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config, Config]]:
+    """Every (labels, isolated config, congested config) of the study."""
+    nodes = QUICK_NODES if quick else NODES
+    victims = QUICK_VICTIMS if quick else tuple(VICTIMS)
+    splits = (0.5,) if quick else SPLITS
+    points = []
+    for system in SYSTEMS:
+        for split in splits:
+            count = max(2, round(nodes * split))
+            for victim in victims:
+                iso = base(system, nodes)
+                iso["job"] = [victim_job(victim, count)]
+                for aggressor, workload in AGGRESSORS.items():
+                    con = copy.deepcopy(iso)
+                    con["job"].append({"name": "aggressor", "workload": workload, "bytes": AGGRESSOR_BYTES,
+                                       "iterations": 1, "repeat": True, "nodes": {"count": nodes - count},
+                                       "placement": "linear"})
+                    labels = {"system": system, "victim": victim, "aggressor": aggressor,
+                              "victim_share": split, "nodes": nodes}
+                    points.append((labels, iso, con))
+    return points
+
+
+def impact_of(iso: Dict[str, Any], con: Dict[str, Any]) -> Tuple[Optional[float], bool]:
+    """Mean congestion impact and whether it is a lower bound (no congested iteration finished)."""
+    ti = (iso["jobs"]["victim"]["iteration_ns"] or {}).get("mean")
+    if not ti:
+        return None, False
+    jc = con["jobs"]["victim"]
+    if jc["iteration_ns"]:
+        return jc["iteration_ns"]["mean"] / ti, False
+    ran = con["sim_time_ns"] - jc["start_ns"]
+    return ran / ti, True
+
+
+def run_congestion_heatmap(
+    out_dir: Union[str, Path] = "out/congestion-heatmap",
+    quick: bool = False,
+    scheduler: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: bool = False,
+) -> pa.Table:
+    """Run the study; write ``congestion_heatmap.parquet`` and ``congestion_heatmap.png``; return the table."""
+    points = study_points(quick)
+    # Each isolated config appears once per aggressor: run it once.
+    unique: Dict[str, Config] = {}
+    for _, iso, _ in points:
+        unique.setdefault(repr(iso), iso)
+    iso_keys = list(unique)
+    configs = list(unique.values()) + [con for _, _, con in points]
+    summaries = run_summaries(configs, scheduler, workers, progress)
+    iso_by_key = dict(zip(iso_keys, summaries[: len(iso_keys)]))
+    rows = []
+    for (labels, iso, _), con_s in zip(points, summaries[len(iso_keys):]):
+        iso_s = iso_by_key[repr(iso)]
+        impact, censored = impact_of(iso_s, con_s)
+        rows.append({**labels, "impact": impact, "censored": censored,
+                     "isolated_ns": (iso_s["jobs"]["victim"]["iteration_ns"] or {}).get("mean"),
+                     "congested_ns": (con_s["jobs"]["victim"]["iteration_ns"] or {}).get("mean")})
+    table = pa.Table.from_pylist(rows)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, out / "congestion_heatmap.parquet")
+    plot(rows, out / "congestion_heatmap.png")
+    return table
+
+
+def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
+    """One heatmap per system: victims down, aggressor x victim share across, log colour scale."""
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    victims = list(dict.fromkeys(r["victim"] for r in rows))
+    columns = list(dict.fromkeys((r["aggressor"], r["victim_share"]) for r in rows))
+    fig, axes = plt.subplots(1, len(systems), figsize=(4 + 1.3 * len(columns) * len(systems), 1 + 0.45 * len(victims)))
+    axes = axes if len(systems) > 1 else [axes]
+    top = max((r["impact"] or 1.0) for r in rows)
+    for ax, system in zip(axes, systems):
+        grid = [[math.nan] * len(columns) for _ in victims]
+        for r in rows:
+            if r["system"] == system and r["impact"] is not None:
+                grid[victims.index(r["victim"])][columns.index((r["aggressor"], r["victim_share"]))] = r["impact"]
+        image = ax.imshow([[math.log10(max(v, 1.0)) if v == v else math.nan for v in row] for row in grid],
+                          cmap="Reds", vmin=0.0, vmax=max(math.log10(top), 0.5), aspect="auto")
+        for i, row in enumerate(grid):
+            for j, v in enumerate(row):
+                if v == v:
+                    ax.text(j, i, f"{v:.1f}", ha="center", va="center", fontsize=8)
+        ax.set_xticks(range(len(columns)), [f"{a}\n{round(100 * s)}/{round(100 - 100 * s)}" for a, s in columns], fontsize=8)
+        ax.set_yticks(range(len(victims)), victims, fontsize=8)
+        ax.set_title(f"{system}: congestion impact")
+    fig.colorbar(image, ax=list(axes), label="log10 impact")
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path

@@ -9,8 +9,22 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use super::Spec;
 use crate::mpi::op::{Collective, Op, Program, ANY_SOURCE, ANY_TAG, PROC_NULL};
 use crate::mpi::validate::validate;
+
+/// A workload's `params` in tests.
+pub type Params = serde_json::Map<String, serde_json::Value>;
+
+/// `json` (an object) as `params`.
+pub fn params(json: serde_json::Value) -> Params {
+    json.as_object().expect("params are an object").clone()
+}
+
+/// The spec a test generates a workload from: one rank per node, no bursts.
+pub fn spec(params: &Params, ranks: u32, bytes: u64, iterations: u32, compute_ns: f64, seed: u64) -> Spec<'_> {
+    Spec { field: "job[0]".into(), ranks, ppn: 1, bytes, iterations, compute_ns, burst_messages: 0, burst_gap_ns: 0.0, params, seed }
+}
 
 /// Where a point-to-point message travels: communicator, source and
 /// destination (world ranks), tag.

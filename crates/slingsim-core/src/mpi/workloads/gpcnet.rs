@@ -137,22 +137,15 @@ pub fn congestor(spec: &Spec, kind: &str) -> Result<Program> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::check;
     use super::*;
-
-    fn spec(ranks: u32, iterations: u32) -> (serde_json::Map<String, serde_json::Value>, u32, u32) {
-        (Default::default(), ranks, iterations)
-    }
-
-    fn make(params: &serde_json::Map<String, serde_json::Value>, ranks: u32, iterations: u32) -> Spec<'_> {
-        Spec { field: "job[0]".into(), ranks, ppn: 1, bytes: 4096, iterations, compute_ns: 0.0, burst_messages: 0, burst_gap_ns: 0.0, params, seed: 7 }
-    }
 
     #[test]
     fn ring_neighbours_are_mutual() {
-        let (m, n, it) = spec(10, 1);
-        let s = make(&m, n, it);
+        let m = check::Params::new();
+        let s = check::spec(&m, 10, 4096, 1, 0.0, 7);
         let (pos, order) = ring(&s);
-        for r in 0..n {
+        for r in 0..s.ranks {
             assert_eq!(order[pos[r as usize] as usize], r);
         }
         let p = random_ring(&s, 8, 1, false).unwrap();

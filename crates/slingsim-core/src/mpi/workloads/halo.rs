@@ -239,16 +239,13 @@ pub fn sweep3d(spec: &Spec) -> Result<Program> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::check::consistent;
+    use super::super::check::{self, consistent, params, Params};
     use super::*;
 
-    fn spec(params: &serde_json::Map<String, serde_json::Value>, ranks: u32) -> Spec<'_> {
-        Spec { field: "job[0]".into(), ranks, ppn: 1, bytes: 1024, iterations: 3, compute_ns: 1000.0, burst_messages: 0, burst_gap_ns: 0.0, params, seed: 1 }
+    fn spec(params: &Params, ranks: u32) -> Spec<'_> {
+        check::spec(params, ranks, 1024, 3, 1000.0, 1)
     }
 
-    fn params(json: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
-        json.as_object().unwrap().clone()
-    }
 
     #[test]
     fn factorisations_are_as_cubic_as_possible() {

@@ -188,18 +188,13 @@ pub fn resnet(spec: &Spec) -> Result<Program> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::check::consistent;
+    use super::super::check::{self, consistent, params, Params};
     use super::*;
 
-    type Params = serde_json::Map<String, serde_json::Value>;
-
     fn spec(params: &Params, ranks: u32) -> Spec<'_> {
-        Spec { field: "job[0]".into(), ranks, ppn: 1, bytes: 2048, iterations: 2, compute_ns: 900.0, burst_messages: 0, burst_gap_ns: 0.0, params, seed: 1 }
+        check::spec(params, ranks, 2048, 2, 900.0, 1)
     }
 
-    fn params(json: serde_json::Value) -> Params {
-        json.as_object().unwrap().clone()
-    }
 
     fn count(ops: &[Op], f: impl Fn(&Op) -> bool) -> usize {
         ops.iter().filter(|o| f(o)).count()

@@ -154,18 +154,13 @@ pub fn service(spec: &Spec, name: &str) -> Result<Program> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::check::consistent;
+    use super::super::check::{self, consistent, params, Params};
     use super::*;
 
-    type Params = serde_json::Map<String, serde_json::Value>;
-
     fn spec(params: &Params, ranks: u32) -> Spec<'_> {
-        Spec { field: "job[0]".into(), ranks, ppn: 1, bytes: 512, iterations: 4, compute_ns: 0.0, burst_messages: 0, burst_gap_ns: 0.0, params, seed: 3 }
+        check::spec(params, ranks, 512, 4, 0.0, 3)
     }
 
-    fn params(json: serde_json::Value) -> Params {
-        json.as_object().unwrap().clone()
-    }
 
     #[test]
     fn every_service_is_consistent() {

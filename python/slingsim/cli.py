@@ -170,8 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     gpc.add_argument("--congestors", default=",".join(("alltoall", "incast", "put-incast", "get-bcast")),
                      metavar="LIST", help="comma-separated congestors, or 'none' for an idle baseline "
                                           "(default: alltoall,incast,put-incast,get-bcast)")
-    gpc.add_argument("--warmup-ns", type=float, default=200_000.0, metavar="NS",
-                     help="how long the congestors run before the victims start (default 200000)")
+    gpc.add_argument("--warmup-ns", type=float, default=1_000_000.0, metavar="NS",
+                     help="how long the congestors run before the victims start (default 1000000)")
     _add_set(gpc)
     gpc.add_argument("--seed", type=seed_int, metavar="N", help="master seed (placement, random ring)")
     _add_scheduler(gpc)

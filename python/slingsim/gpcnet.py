@@ -24,10 +24,10 @@ VICTIMS = (
 )
 CONGESTORS = ("alltoall", "incast", "put-incast", "get-bcast")
 VICTIM_FRACTION = 0.2
-WARMUP_NS = 200_000.0
-"""The congestors run this long before the victims start (GPCNeT launches them first and measures
-the victims under established congestion; congestion control needs ~150 us to settle an onset burst,
-docs/ablations.md)."""
+WARMUP_NS = 1_000_000.0
+"""The congestors run this long before the victims start. GPCNeT launches them first and measures
+the victims under established congestion; with hundreds of senders the onset burst of an incast takes
+about a millisecond to drain (on Shandy, a latency victim started 200 us in saw 3.7x, 1 ms in 1.08x)."""
 CONGESTOR_BYTES = 4096
 BW_BYTES_PER_ITERATION = 2 * 8 * 131_072
 """Bytes a rank sends per iteration of the bandwidth test (8 outstanding 128 KiB messages to each ring neighbour)."""

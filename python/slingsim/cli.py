@@ -154,7 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Run the benchmark scenarios, each in a fresh process, and report "
                                        "events/s, packet-hops/s, simulated ns per wall second and peak memory.")
     bench.add_argument("--only", action="append", metavar="NAME",
-                       help="run only this scenario (shandy-uniform-50, max-build, malbec-adversarial-ugal); repeatable")
+                       help="run only this scenario (e.g. shandy-uniform-50, incast-slingshot, gpcnet-shandy-latency, "
+                            "impact-pair-shandy; all in docs/benchmarks.md); repeatable")
     bench.add_argument("--json", action="store_true", help="print {\"scenarios\": [...]} as JSON")
 
     gpc = sub.add_parser("gpcnet", help="the GPCNeT congestion suite on a system (docs/workloads.md)",

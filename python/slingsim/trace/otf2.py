@@ -73,6 +73,7 @@ def read_otf2(path):
     package is not installed.
     """
     anchor = _anchor_file(Path(path))
+    _check_files_end_whole(anchor)
     otf2 = _otf2_package()
     import _otf2  # the compiled half of the otf2 package; it raises _otf2.Error
 
@@ -98,6 +99,37 @@ def _anchor_file(path):
     if not path.is_file():
         raise ValueError(f"{path}: no such OTF2 trace")
     return path
+
+
+_END_OF_FILE_RECORD = 0x01
+"""The byte an OTF2 writer puts last in every definition and event file."""
+
+
+def _check_files_end_whole(anchor):
+    """ValueError naming the first definition or event file cut short.
+
+    The otf2 library reads a file in whole chunks; past the end of a truncated
+    file it reads whatever its buffer holds, so it may or may not notice. Every
+    file an OTF2 writer closes ends with the end-of-file record, which a cut
+    almost never leaves in place.
+    """
+    files = [anchor.with_suffix(".def")]
+    archive = anchor.with_suffix("")
+    if archive.is_dir():
+        files += sorted(p for p in archive.iterdir() if p.suffix in (".def", ".evt"))
+    for file in files:
+        if not file.is_file():
+            continue
+        with open(file, "rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            last = None
+            if size:
+                handle.seek(size - 1)
+                last = handle.read(1)[0]
+        if last != _END_OF_FILE_RECORD:
+            raise ValueError(f"{file}: truncated OTF2 file (it does not end with the "
+                             "end-of-file record); copy or record the trace again")
 
 
 class _NotAnMpiTrace(Exception):

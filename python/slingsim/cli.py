@@ -334,6 +334,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
 EXPERIMENTS = {
     "congestion-heatmap": ("paper 000 Fig. 9, congestion impact of incast and all-to-all aggressors on victim jobs, "
                            "Slingshot (Malbec) against Aries (Crystal)", "congestion_heatmap", "run_congestion_heatmap"),
+    "bursty-incast": ("paper 000 Fig. 12, congestion impact of a bursty incast (message size x burst size x gap) "
+                      "on a 128 B alltoall on Slingshot (Malbec)", "bursty_incast", "run_bursty_incast"),
     "fitfly-rails": ("paper 003 Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
                      "fitfly_rails", "run_fitfly_rails"),
 }

@@ -336,6 +336,12 @@ EXPERIMENTS = {
                            "Slingshot (Malbec) against Aries (Crystal)", "congestion_heatmap", "run_congestion_heatmap"),
     "bursty-incast": ("paper 000 Fig. 12, congestion impact of a bursty incast (message size x burst size x gap) "
                       "on a 128 B alltoall on Slingshot (Malbec)", "bursty_incast", "run_bursty_incast"),
+    "traffic-classes-latency": ("paper 000 Fig. 13, an 8 B allreduce beside a 256 KiB alltoall on Malbec tapered to "
+                                "25%, in the same traffic class or its own", "traffic_classes",
+                                "run_traffic_classes_latency"),
+    "traffic-classes-bandwidth": ("paper 000 Fig. 14, two bisection jobs in one class or in TC1 (min 80%) and TC2 "
+                                  "(min 10%): bandwidth over time", "traffic_classes",
+                                  "run_traffic_classes_bandwidth"),
     "fitfly-rails": ("paper 003 Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
                      "fitfly_rails", "run_fitfly_rails"),
 }

@@ -1,0 +1,252 @@
+"""Paper 000 Figs. 13 and 14: traffic classes on Malbec with its global bandwidth tapered to 25%.
+
+Fig. 13 (``traffic-classes-latency``): an 8 B allreduce job runs beside a
+256 KiB alltoall job that starts 0.4 ms into the test. In the alltoall's
+class the allreduce is slowed 2.85x; in a class of its own 1.15x.
+
+Fig. 14 (``traffic-classes-bandwidth``): two bisection-bandwidth jobs, the
+second starting 0.9 ms after the first, in classes TC1 (minimum 80% of the
+bandwidth) and TC2 (minimum 10%). In one class they share the bandwidth
+evenly; in their own classes they split it about 80/20; a job alone takes
+all of it.
+
+As in the paper, each job has 64 nodes and the two are interleaved. Here
+the 128 nodes are the first 8 of every switch of groups 0 and 1 (node i
+to the first job, i + 1 to the second), so both jobs cross the tapered
+global links between the two groups; paper 000 does not say which groups
+its nodes were in. The
+taper is ``links.global_bandwidth_bps`` = 25% of 200 Gb/s. Jobs run one
+process per node (the paper: 16), which keeps the alltoall's pairwise
+rounds short enough that the allreduce sees every phase of it within a few
+milliseconds. A bisection job is a flow of ``BISECTION_BYTES`` from each of
+its nodes to a partner in the other half (the ``bisection`` pattern), so it
+ends when its data is through, as the paper's jobs do. The second job
+moves twice the first one's data, so that it still runs, alone, once the
+first is done (the paper's third phase).
+
+Both studies take seconds, so ``quick`` runs them whole: a shorter run
+would end before the alltoall's rounds cross groups or before the second
+job has started.
+"""
+from __future__ import annotations
+
+import copy
+import statistics
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pyarrow as pa  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+
+from ..config import Config, load_config  # noqa: E402
+from ..sweep import fan_out, run_summaries, simulate_result  # noqa: E402
+
+SYSTEM = "slingshot-malbec"
+TAPER = 0.25
+CLASSES = [{"name": "tc1", "dscp": 10, "min_share": 0.8}, {"name": "tc2", "dscp": 20, "min_share": 0.1}]
+"""Paper 000 Sec. III-B: TC1 with a minimum of 80% of the bandwidth, TC2 with 10%."""
+GROUP_NODES, SWITCH_NODES = 128, 16
+"""Nodes per Malbec group (8 switches x 16) and per switch."""
+ALLTOALL_START_NS = 400_000.0
+ALLREDUCE_ITERATIONS = 400
+ALLTOALL_BYTES = 262_144
+SECOND_JOB_START_NS = 900_000.0
+BISECTION_BYTES = 8_000_000
+TIMELINE_BIN_NS = 50_000.0
+CASES = {"same class": ("tc1", "tc1"), "separate classes": ("tc1", "tc2")}
+"""Case -> (class of the bulk or first job, class of the allreduce or second job)."""
+
+
+def job_nodes() -> Tuple[List[int], List[int]]:
+    """Two interleaved sets of 64 nodes: the first 8 nodes of every switch of groups 0 and 1."""
+    pool = [switch * SWITCH_NODES + k for switch in range(2 * GROUP_NODES // SWITCH_NODES) for k in range(8)]
+    return pool[0::2], pool[1::2]
+
+
+def tapered_malbec() -> Config:
+    """Malbec with global links at 25% of their bandwidth, the two classes, no synthetic traffic."""
+    cfg = load_config(SYSTEM)
+    cfg["traffic"] = []
+    cfg["links"]["global_bandwidth_bps"] = TAPER * cfg["links"]["bandwidth_bps"]
+    cfg["classes"] = copy.deepcopy(CLASSES)
+    cfg["sim"]["max_time_ns"] = 50e6
+    return cfg
+
+
+def latency_configs() -> Dict[str, Config]:
+    """Fig. 13: the allreduce alone and beside the alltoall in each case."""
+    allreduce_nodes, alltoall_nodes = job_nodes()
+    iso = tapered_malbec()
+    iso["sim"]["stop_after_job"] = "allreduce"
+    iso["job"] = [{"name": "allreduce", "workload": "allreduce", "bytes": 8,
+                   "iterations": ALLREDUCE_ITERATIONS,
+                   "nodes": {"list": allreduce_nodes}, "class": "tc2"}]
+    configs = {"isolated": iso}
+    for case, (bulk, small) in CASES.items():
+        cfg = copy.deepcopy(iso)
+        cfg["job"][0]["class"] = small
+        cfg["job"].append({"name": "alltoall", "workload": "alltoall", "bytes": ALLTOALL_BYTES, "iterations": 1,
+                           "repeat": True, "start_ns": ALLTOALL_START_NS, "nodes": {"list": alltoall_nodes},
+                           "class": bulk})
+        configs[case] = cfg
+    return configs
+
+
+def iteration_series(summary: Dict[str, Any]) -> List[Tuple[float, float]]:
+    """(end of iteration, its time) of the allreduce, both ns."""
+    job = summary["jobs"]["allreduce"]
+    end, series = job["start_ns"], []
+    for t in job["iteration_times_ns"]:
+        end += t
+        series.append((end, t))
+    return series
+
+
+def run_traffic_classes_latency(
+    out_dir: Union[str, Path] = "out/traffic-classes-latency",
+    quick: bool = False,
+    scheduler: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: bool = False,
+) -> pa.Table:
+    """Run Fig. 13; write ``traffic_classes_latency.parquet`` (one row per case), ``..._iterations.parquet``
+    (every allreduce iteration) and ``traffic_classes_latency.png``; return the case table."""
+    configs = latency_configs()
+    summaries = dict(zip(configs, run_summaries(list(configs.values()), scheduler, workers, progress)))
+    isolated = statistics.fmean(t for _, t in iteration_series(summaries["isolated"]))
+    rows, series_rows = [], []
+    for case, summary in summaries.items():
+        series = iteration_series(summary)
+        during = [t for end, t in series if case == "isolated" or end > ALLTOALL_START_NS]
+        mean = statistics.fmean(during) if during else None
+        rows.append({"case": case, "iterations": len(during), "mean_ns": mean,
+                     "p99_ns": _percentile(during, 0.99), "impact": mean / isolated if mean else None})
+        series_rows += [{"case": case, "end_ns": end, "time_ns": t} for end, t in series]
+    table = pa.Table.from_pylist(rows)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, out / "traffic_classes_latency.parquet")
+    pq.write_table(pa.Table.from_pylist(series_rows), out / "traffic_classes_latency_iterations.parquet")
+    plot_latency(series_rows, rows, out / "traffic_classes_latency.png")
+    return table
+
+
+def _percentile(values: List[float], q: float) -> Optional[float]:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def plot_latency(series_rows: List[Dict[str, Any]], rows: List[Dict[str, Any]], path: Path) -> Path:
+    """Allreduce iteration time against time, one line per case; the alltoall's start marked."""
+    impact = {r["case"]: r["impact"] for r in rows}
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for case in dict.fromkeys(r["case"] for r in series_rows):
+        points = [(r["end_ns"] / 1e3, r["time_ns"] / 1e3) for r in series_rows if r["case"] == case]
+        label = case if case == "isolated" else f"{case} ({impact[case]:.2f}x)"
+        ax.plot([p[0] for p in points], [p[1] for p in points], lw=0.8, label=label)
+    ax.axvline(ALLTOALL_START_NS / 1e3, color="grey", ls=":", lw=1)
+    ax.set_yscale("log")
+    ax.set_xlabel("time (us)")
+    ax.set_ylabel("8 B allreduce (us)")
+    ax.set_title("allreduce beside a 256 KiB alltoall, Malbec tapered to 25%", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def bandwidth_configs() -> Dict[str, Config]:
+    """Fig. 14: two bisection jobs, the second starting later, in one class or in TC1 and TC2."""
+    first, second = job_nodes()
+    nbytes = BISECTION_BYTES
+    configs = {}
+    for case, (class1, class2) in CASES.items():
+        cfg = tapered_malbec()
+        cfg["sim"].update({"warmup_ns": 0.0, "duration_ns": 50e6, "timeline_bin_ns": TIMELINE_BIN_NS})
+        cfg["traffic"] = [
+            {"name": "job1", "pattern": "bisection", "load": 1.0, "flow_bytes": nbytes,
+             "nodes": {"list": first}, "class": class1},
+            {"name": "job2", "pattern": "bisection", "load": 1.0, "flow_bytes": 2 * nbytes,
+             "nodes": {"list": second}, "class": class2, "start_ns": SECOND_JOB_START_NS},
+        ]
+        configs[case] = cfg
+    return configs
+
+
+def bandwidth_phases(timeline: List[Dict[str, Any]], flows: List[Dict[str, Any]]) -> Dict[str, Optional[float]]:
+    """Mean Gb/s of each job while alone and while both run.
+
+    "Both" is from one bin after the second job starts to the first flow
+    that completes; job2 is alone from one bin after job1's last flow ends
+    to the first of its own flows that completes after that.
+    """
+    per_bin: Dict[float, Dict[str, float]] = {}
+    for row in timeline:
+        per_bin.setdefault(row["t_ns"], {})[row["source"]] = row["throughput_gbps"]
+    done = [f for f in flows if f["completed"]]
+    first_end = min((f["end_ns"] for f in done), default=float("inf"))
+    job1_end = max((f["end_ns"] for f in done if f["source"] == "job1"), default=float("inf"))
+
+    def mean(job: str, lo: float, hi: float) -> Optional[float]:
+        values = [b.get(job, 0.0) for t, b in per_bin.items() if t >= lo and t + TIMELINE_BIN_NS <= hi]
+        return statistics.fmean(values) if values else None
+
+    job2_next_end = min((f["end_ns"] for f in done if f["source"] == "job2" and f["end_ns"] > job1_end),
+                        default=float("inf"))
+    return {"job1_alone_gbps": mean("job1", 0.0, SECOND_JOB_START_NS),
+            "job1_both_gbps": mean("job1", SECOND_JOB_START_NS + TIMELINE_BIN_NS, first_end),
+            "job2_both_gbps": mean("job2", SECOND_JOB_START_NS + TIMELINE_BIN_NS, first_end),
+            "job2_alone_gbps": mean("job2", job1_end + TIMELINE_BIN_NS, job2_next_end)}
+
+
+def run_traffic_classes_bandwidth(
+    out_dir: Union[str, Path] = "out/traffic-classes-bandwidth",
+    quick: bool = False,
+    scheduler: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: bool = False,
+) -> pa.Table:
+    """Run Fig. 14; write ``traffic_classes_bandwidth.parquet`` (one row per case),
+    ``..._timeline.parquet`` and ``traffic_classes_bandwidth.png``; return the case table."""
+    configs = bandwidth_configs()
+    results = fan_out(simulate_result, list(configs.values()), scheduler, workers, progress)
+    rows, timeline_rows = [], []
+    for case, result in zip(configs, results):
+        timeline = result.timeline.to_pylist()
+        phases = bandwidth_phases(timeline, result.flows.to_pylist())
+        both = (phases["job1_both_gbps"] or 0.0) + (phases["job2_both_gbps"] or 0.0)
+        rows.append({"case": case, **phases,
+                     "job1_share_both": phases["job1_both_gbps"] / both if both else None,
+                     "end_reason": result.summary["end_reason"]})
+        timeline_rows += [{"case": case, "job": r["source"], "t_ns": r["t_ns"], "gbps": r["throughput_gbps"]}
+                          for r in timeline]
+    table = pa.Table.from_pylist(rows)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, out / "traffic_classes_bandwidth.parquet")
+    pq.write_table(pa.Table.from_pylist(timeline_rows), out / "traffic_classes_bandwidth_timeline.parquet")
+    plot_bandwidth(timeline_rows, out / "traffic_classes_bandwidth.png")
+    return table
+
+
+def plot_bandwidth(timeline_rows: List[Dict[str, Any]], path: Path) -> Path:
+    """Delivered Gb/s of each job against time, one panel per case (Fig. 14's layout)."""
+    cases = list(dict.fromkeys(r["case"] for r in timeline_rows))
+    fig, axes = plt.subplots(len(cases), 1, figsize=(7, 2.4 * len(cases)), sharex=True, squeeze=False)
+    for ax, case in zip(axes[:, 0], cases):
+        for job in ("job1", "job2"):
+            points = sorted((r["t_ns"] / 1e3, r["gbps"]) for r in timeline_rows if r["case"] == case and r["job"] == job)
+            ax.step([p[0] for p in points], [p[1] for p in points], where="post", label=job)
+        ax.set_ylabel("Gb/s")
+        ax.set_title(case, fontsize=9)
+        ax.legend(fontsize=8)
+    axes[-1, 0].set_xlabel("time (us)")
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path

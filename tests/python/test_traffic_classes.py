@@ -1,0 +1,49 @@
+"""Paper 000 Figs. 13 and 14 on tapered Malbec: a class of its own protects a small-message
+job from a bulk job; minimum shares of 80% and 10% split the bandwidth ~80/20 instead of 50/50."""
+from __future__ import annotations
+
+from slingsim.experiments.traffic_classes import (
+    bandwidth_phases,
+    job_nodes,
+    run_traffic_classes_bandwidth,
+    run_traffic_classes_latency,
+)
+
+
+def test_jobs_are_interleaved_over_both_groups():
+    first, second = job_nodes()
+    assert len(first) == len(second) == 64
+    assert not set(first) & set(second)
+    for nodes in (first, second):
+        assert sum(n < 128 for n in nodes) == 32  # half in group 0, half in group 1
+        assert len({n // 16 for n in nodes}) == 16  # every switch of both groups
+
+
+def test_own_class_shields_the_allreduce(tmp_path):
+    rows = {r["case"]: r for r in run_traffic_classes_latency(tmp_path, scheduler="sync").to_pylist()}
+    assert rows["isolated"]["impact"] == 1.0
+    assert rows["same class"]["impact"] > 1.3
+    assert rows["separate classes"]["impact"] < 1.15
+    assert (tmp_path / "traffic_classes_latency.png").is_file()
+
+
+def test_minimum_shares_split_the_bandwidth(tmp_path):
+    rows = {r["case"]: r for r in run_traffic_classes_bandwidth(tmp_path, scheduler="sync").to_pylist()}
+    assert 0.4 < rows["same class"]["job1_share_both"] < 0.6
+    assert rows["separate classes"]["job1_share_both"] > 0.68
+    separate = rows["separate classes"]
+    assert separate["job2_alone_gbps"] > 0.8 * separate["job1_alone_gbps"]
+    assert all(r["end_reason"] == "flows_done" for r in rows.values())
+    assert (tmp_path / "traffic_classes_bandwidth.png").is_file()
+
+
+def test_phases_come_from_the_timeline_and_flow_ends():
+    bin_ns = 50_000.0
+    timeline = [{"t_ns": t * bin_ns, "source": "job1", "throughput_gbps": 100.0} for t in range(40)]
+    timeline += [{"t_ns": t * bin_ns, "source": "job2", "throughput_gbps": 50.0} for t in range(18, 60)]
+    flows = [{"source": "job1", "end_ns": 40 * bin_ns, "completed": True},
+             {"source": "job2", "end_ns": 60 * bin_ns, "completed": True}]
+    phases = bandwidth_phases(timeline, flows)
+    assert phases["job1_alone_gbps"] == 100.0
+    assert phases["job1_both_gbps"] == 100.0 and phases["job2_both_gbps"] == 50.0
+    assert phases["job2_alone_gbps"] == 50.0

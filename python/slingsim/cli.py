@@ -336,6 +336,9 @@ EXPERIMENTS = {
                            "Slingshot (Malbec) against Aries (Crystal)", "congestion_heatmap", "run_congestion_heatmap"),
     "bursty-incast": ("paper 000 Fig. 12, congestion impact of a bursty incast (message size x burst size x gap) "
                       "on a 128 B alltoall on Slingshot (Malbec)", "bursty_incast", "run_bursty_incast"),
+    "tailbench": ("paper 000 Fig. 8, request latency (median, p95, p99) of Silo, Xapian, Img-dnn and Sphinx alone "
+                  "and beside a 128 KiB incast, Slingshot (Malbec) against Aries (Crystal)", "tailbench",
+                  "run_tailbench"),
     "traffic-classes-latency": ("paper 000 Fig. 13, an 8 B allreduce beside a 256 KiB alltoall on Malbec tapered to "
                                 "25%, in the same traffic class or its own", "traffic_classes",
                                 "run_traffic_classes_latency"),

@@ -137,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Run a recipe that reproduces a figure or table of the papers; "
                                      "prints a table and writes Parquet and PNG files.")
     exp.add_argument("name", choices=sorted(EXPERIMENTS), help="experiment: " + "; ".join(
-        f"{k}: {v[0]}" for k, v in sorted(EXPERIMENTS.items())))
+        f"{k}: {v[0]}" for k, v in sorted(EXPERIMENTS.items())).replace("%", "%%"))
     exp.add_argument("--out", metavar="DIR", help="output folder (default: out/NAME)")
     exp.add_argument("--quick", action="store_true", help="a smaller network and fewer points, for a first look")
     _add_scheduler(exp)

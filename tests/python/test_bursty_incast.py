@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 
-from slingsim.experiments.bursty_incast import impact_of, plot, study_points, with_aggressor
+from slingsim.experiments.bursty_incast import plot, study_points, with_aggressor
+from slingsim.experiments.congestion_heatmap import impact_of
 from slingsim.sweep import run_summaries
 
 

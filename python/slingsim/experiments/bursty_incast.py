@@ -23,11 +23,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import run_summaries  # noqa: E402
-from .congestion_heatmap import impact_of  # noqa: E402
+from .output import write_tables  # noqa: E402
+from .congestion_heatmap import impact_row  # noqa: E402
 
 SYSTEM = "slingshot-malbec"
 SIZES = (8, 1024, 16_384, 131_072)
@@ -89,14 +89,9 @@ def run_bursty_incast(
     iso_s = summaries[0]
     rows = []
     for (labels, _), con_s in zip(points, summaries[1:]):
-        impact, censored = impact_of(iso_s, con_s)
-        rows.append({**labels, "impact": impact, "censored": censored,
-                     "isolated_ns": (iso_s["jobs"]["victim"]["iteration_ns"] or {}).get("mean"),
-                     "congested_ns": (con_s["jobs"]["victim"]["iteration_ns"] or {}).get("mean")})
+        rows.append({**labels, **impact_row(iso_s, con_s)})
     table = pa.Table.from_pylist(rows)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, out / "bursty_incast.parquet")
+    out = write_tables(out_dir, bursty_incast=rows)
     plot(rows, out / "bursty_incast.png")
     return table
 

@@ -31,10 +31,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import run_summaries  # noqa: E402
+from .output import write_tables  # noqa: E402
 
 SYSTEMS = {"Slingshot": "slingshot-malbec", "Aries": "aries-crystal"}
 VICTIMS = {
@@ -115,6 +115,14 @@ def impact_of(iso: Dict[str, Any], con: Dict[str, Any]) -> Tuple[Optional[float]
     return ran / ti, True
 
 
+def impact_row(iso: Dict[str, Any], con: Dict[str, Any]) -> Dict[str, Any]:
+    """The victim's impact, whether it is a lower bound, and its mean iteration time alone and congested."""
+    impact, censored = impact_of(iso, con)
+    return {"impact": impact, "censored": censored,
+            "isolated_ns": (iso["jobs"]["victim"]["iteration_ns"] or {}).get("mean"),
+            "congested_ns": (con["jobs"]["victim"]["iteration_ns"] or {}).get("mean")}
+
+
 def run_congestion_heatmap(
     out_dir: Union[str, Path] = "out/congestion-heatmap",
     quick: bool = False,
@@ -135,14 +143,9 @@ def run_congestion_heatmap(
     rows = []
     for (labels, iso, _), con_s in zip(points, summaries[len(iso_keys):]):
         iso_s = iso_by_key[repr(iso)]
-        impact, censored = impact_of(iso_s, con_s)
-        rows.append({**labels, "impact": impact, "censored": censored,
-                     "isolated_ns": (iso_s["jobs"]["victim"]["iteration_ns"] or {}).get("mean"),
-                     "congested_ns": (con_s["jobs"]["victim"]["iteration_ns"] or {}).get("mean")})
+        rows.append({**labels, **impact_row(iso_s, con_s)})
     table = pa.Table.from_pylist(rows)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, out / "congestion_heatmap.parquet")
+    out = write_tables(out_dir, congestion_heatmap=rows)
     plot(rows, out / "congestion_heatmap.png")
     return table
 

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..config import Config, load_config
 from ..plots import plot_load_curves
 from ..sweep import configs_at_loads, load_curve_row, run_summaries
+from .output import write_tables
 
 PRESET = "slingshot-malbec"
 ROUTINGS = ("minimal", "valiant", "ugal")
@@ -72,9 +72,7 @@ def run_demo(
         row.update(load_curve_row(labels["load"], summary))
         rows.append(row)
     table = pa.Table.from_pylist(rows)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, out / "demo.parquet")
+    out = write_tables(out_dir, demo=rows)
     plot_load_curves(
         table, out / "latency_vs_load.png", label_column="routing", facet_column="pattern",
         title="Malbec (484 nodes): minimal, Valiant and UGAL routing",

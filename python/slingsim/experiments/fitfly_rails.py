@@ -21,10 +21,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import run_summaries  # noqa: E402
+from .output import write_tables  # noqa: E402
 
 RAILS = (1, 2, 4, 8)
 """1 = Slim Fly; 2, 4, 8 = Fit Fly with as many planes as rails."""
@@ -85,9 +85,7 @@ def run_fitfly_rails(
             "hops_mean": s["hops_mean"],
         })
     table = pa.Table.from_pylist(rows)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, out / "fitfly_rails.parquet")
+    out = write_tables(out_dir, fitfly_rails=rows)
     plot(rows, out / "accepted_vs_offered.png", quick)
     return table
 

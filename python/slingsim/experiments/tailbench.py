@@ -28,10 +28,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import run_summaries  # noqa: E402
+from .output import write_tables  # noqa: E402
 
 SYSTEMS = {"Slingshot": "slingshot-malbec", "Aries": "aries-crystal"}
 SPHINX_SERVICE_NS = 3e6
@@ -99,9 +99,7 @@ def run_tailbench(
         for k in ("mean", "p99"):
             r[f"impact_{k}"] = r[f"{k}_us"] / base[f"{k}_us"] if r[f"{k}_us"] and base[f"{k}_us"] else None
     table = pa.Table.from_pylist(rows)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, out / "tailbench.parquet")
+    out = write_tables(out_dir, tailbench=rows)
     plot(rows, out / "tailbench.png")
     return table
 

@@ -40,10 +40,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import fan_out, run_summaries, simulate_result  # noqa: E402
+from .output import write_tables  # noqa: E402
 
 SYSTEM = "slingshot-malbec"
 TAPER = 0.25
@@ -127,10 +127,7 @@ def run_traffic_classes_latency(
                      "p99_ns": _percentile(during, 0.99), "impact": mean / isolated if mean else None})
         series_rows += [{"case": case, "end_ns": end, "time_ns": t} for end, t in series]
     table = pa.Table.from_pylist(rows)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, out / "traffic_classes_latency.parquet")
-    pq.write_table(pa.Table.from_pylist(series_rows), out / "traffic_classes_latency_iterations.parquet")
+    out = write_tables(out_dir, traffic_classes_latency=rows, traffic_classes_latency_iterations=series_rows)
     plot_latency(series_rows, rows, out / "traffic_classes_latency.png")
     return table
 
@@ -227,10 +224,7 @@ def run_traffic_classes_bandwidth(
         timeline_rows += [{"case": case, "job": r["source"], "t_ns": r["t_ns"], "gbps": r["throughput_gbps"]}
                           for r in timeline]
     table = pa.Table.from_pylist(rows)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, out / "traffic_classes_bandwidth.parquet")
-    pq.write_table(pa.Table.from_pylist(timeline_rows), out / "traffic_classes_bandwidth_timeline.parquet")
+    out = write_tables(out_dir, traffic_classes_bandwidth=rows, traffic_classes_bandwidth_timeline=timeline_rows)
     plot_bandwidth(timeline_rows, out / "traffic_classes_bandwidth.png")
     return table
 

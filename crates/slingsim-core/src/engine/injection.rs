@@ -240,6 +240,10 @@ impl Simulation {
         let (mut wake, mut credit_blocked, mut head_credit_blocked, mut ack_blocked) = (NEVER, false, false, false);
         let queue = &self.nic_queue[e as usize];
         let mut chosen = None;
+        // The pair congestion control last held back and the smallest
+        // packet it refused: the queue's later messages of that pair (an
+        // incast's sender has many) are refused too without a lookup.
+        let (mut held_pair, mut held_wire) = (u64::MAX, 0u32);
         for (i, &m) in queue.iter().enumerate().take(SCAN) {
             let msg = &self.messages[m as usize];
             let wire = self.frame.wire_bytes(msg.to_send.min(self.mtu as u64) as u32);
@@ -250,6 +254,9 @@ impl Simulation {
                 continue;
             }
             let key = crate::congestion::pair_key(msg.src, msg.dst);
+            if key == held_pair && wire >= held_wire {
+                continue;
+            }
             match self.cc.algorithm {
                 crate::congestion::Algorithm::Slingshot => {
                     if let Some(st) = self.pairs.get(&key) {
@@ -259,6 +266,7 @@ impl Simulation {
                             } else {
                                 ack_blocked = true;
                             }
+                            (held_pair, held_wire) = (key, wire);
                             continue;
                         }
                     }
@@ -268,6 +276,7 @@ impl Simulation {
                         st.dcqcn_refresh(&self.cc, now);
                         if st.next_send > now {
                             wake = wake.min(st.next_send);
+                            (held_pair, held_wire) = (key, 0);
                             continue;
                         }
                     }

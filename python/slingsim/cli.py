@@ -345,6 +345,11 @@ EXPERIMENTS = {
     "traffic-classes-bandwidth": ("paper 000 Fig. 14, two bisection jobs in one class or in TC1 (min 80%) and TC2 "
                                   "(min 10%): bandwidth over time", "traffic_classes",
                                   "run_traffic_classes_bandwidth"),
+    "congestion-distribution": ("paper 000 Fig. 10, distribution of congestion impacts over victim/aggressor "
+                                "combinations by placement, aggressor PPN and node count, Slingshot against Aries",
+                                "congestion_distribution", "run_congestion_distribution"),
+    "node-distance": ("paper 000 Fig. 4, latency (RTT/2) and bandwidth between two nodes on one switch, in one "
+                      "group and in two groups of an idle Malbec, 8 B to 2 MiB", "node_distance", "run_node_distance"),
     "fitfly-rails": ("paper 003 Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
                      "fitfly_rails", "run_fitfly_rails"),
 }

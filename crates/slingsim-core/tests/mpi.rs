@@ -159,3 +159,21 @@ fn allreduce_on_one_switch_takes_one_message_latency_per_round() {
     let it = ar["jobs"]["j"]["iteration_ns"]["mean"].as_f64().unwrap();
     assert!((it - 3.0 * latency).abs() < 0.01 * it, "allreduce {it} ns vs 3 x {latency} ns");
 }
+
+#[test]
+fn an_inline_program_runs_its_iterations_and_a_trace_rejects_them() {
+    let ping = json!({"ranks": 2, "comms": [[0, 1]], "ops": [
+        [{"op": "send", "comm": 0, "peer": 1, "tag": 0, "bytes": 8}, {"op": "iteration_end"}],
+        [{"op": "recv", "comm": 0, "peer": 0, "tag": 0, "bytes": 8}, {"op": "iteration_end"}]]});
+    let once = run(json!([{"name": "p", "workload": "program", "program": ping, "nodes": {"count": 2}}]), json!({}));
+    assert_eq!(once["jobs"]["p"]["iterations"], 1);
+    let thrice = run(json!([{"name": "p", "workload": "program", "program": ping, "iterations": 3, "nodes": {"count": 2}}]), json!({}));
+    assert_eq!(thrice["jobs"]["p"]["iterations"], 3);
+    assert_eq!(thrice["jobs"]["p"]["messages"], 3);
+    let cfg = json!({
+        "topology": {"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 2, "global_ports_per_switch": 1},
+        "job": [{"name": "t", "workload": "trace", "trace": "nowhere", "iterations": 2}],
+    });
+    let err = Simulation::from_json(&cfg.to_string()).err().expect("iterations on a trace is refused").to_string();
+    assert!(err.contains("iterations") && err.contains("as recorded"), "{err}");
+}

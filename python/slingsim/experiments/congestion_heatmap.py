@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import math
+import random
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -64,41 +65,76 @@ about a millisecond to drain, and the paper measures the steady state."""
 MAX_TIME_NS = START_NS + 5e6
 
 
-def base(system: str, nodes: int) -> Config:
+def base(preset: str) -> Config:
     """A system preset with its synthetic traffic removed."""
-    cfg = load_config(SYSTEMS[system])
+    cfg = load_config(preset)
     cfg["traffic"] = []
     cfg["sim"]["max_time_ns"] = MAX_TIME_NS
     return cfg
 
 
-def victim_job(label: str, count: int, ppn: int = 1) -> Dict[str, Any]:
+def victim_job(label: str, count: int, ppn: int = 1, placement: str = "linear") -> Dict[str, Any]:
     workload, nbytes, iterations, compute = VICTIMS[label]
     if workload == "pingpong" and count % 2:
         count -= 1
     return {"name": "victim", "workload": workload, "bytes": nbytes, "iterations": iterations,
-            "compute_ns": compute, "nodes": {"count": count}, "ppn": ppn, "placement": "linear", "start_ns": START_NS}
+            "compute_ns": compute, "nodes": {"count": count}, "ppn": ppn, "placement": placement, "start_ns": START_NS}
 
 
-def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config, Config]]:
-    """Every (labels, isolated config, congested config) of the study."""
-    nodes = QUICK_NODES if quick else NODES
+def split_pool(pool: List[int], count: int, placement: str, seed: int = 0) -> Tuple[List[int], List[int]]:
+    """The victim's ``count`` nodes of ``pool`` and the rest, by placement (paper 000 Fig. 7) within the pool."""
+    if placement == "linear":
+        chosen = pool[:count]
+    elif placement == "interleaved":
+        step = len(pool) / count
+        chosen = [pool[int(i * step)] for i in range(count)]
+    elif placement == "random":
+        chosen = random.Random(seed).sample(pool, count)
+    else:
+        raise ValueError(f"placement: unknown {placement!r}; choose linear, interleaved or random")
+    taken = set(chosen)
+    return sorted(chosen), [n for n in pool if n not in taken]
+
+
+def study_points(
+    quick: bool = False,
+    placement: str = "linear",
+    aggressor_ppn: int = 1,
+    systems: Optional[Dict[str, str]] = None,
+    nodes: Optional[int] = None,
+    pools: Optional[Dict[str, List[int]]] = None,
+) -> List[Tuple[Dict[str, Any], Config, Config]]:
+    """Every (labels, isolated config, congested config) of the study.
+
+    By default Fig. 9's: linear placement, one aggressor process per node,
+    both systems on ``NODES`` (``QUICK_NODES``) nodes. ``pools`` gives each
+    system an explicit node list to split instead (Fig. 10 (C)).
+    """
+    systems = systems or SYSTEMS
+    nodes = nodes or (QUICK_NODES if quick else NODES)
     victims = QUICK_VICTIMS if quick else tuple(VICTIMS)
     splits = (0.1,) if quick else SPLITS
     points = []
-    for system in SYSTEMS:
+    for system, preset in systems.items():
+        pool = (pools or {}).get(system)
+        total = len(pool) if pool else nodes
         for split in splits:
-            count = max(2, round(nodes * split))
+            count = max(2, round(total * split))
             for victim in victims:
-                iso = base(system, nodes)
-                iso["job"] = [victim_job(victim, count)]
+                iso = base(preset)
+                job = victim_job(victim, count, placement=placement)
+                aggressor_nodes: Dict[str, Any] = {"count": total - count}
+                if pool:
+                    victim_nodes, rest = split_pool(pool, job["nodes"]["count"], placement)
+                    job["nodes"], aggressor_nodes = {"list": victim_nodes}, {"list": rest[:total - count]}
+                iso["job"] = [job]
                 for aggressor, workload in AGGRESSORS.items():
                     con = copy.deepcopy(iso)
                     con["job"].append({"name": "aggressor", "workload": workload, "bytes": AGGRESSOR_BYTES,
-                                       "iterations": 1, "repeat": True, "nodes": {"count": nodes - count},
-                                       "placement": "linear"})
+                                       "iterations": 1, "repeat": True, "nodes": aggressor_nodes,
+                                       "ppn": aggressor_ppn, "placement": "linear"})
                     labels = {"system": system, "victim": victim, "aggressor": aggressor,
-                              "victim_share": split, "nodes": nodes}
+                              "victim_share": split, "nodes": total}
                     points.append((labels, iso, con))
     return points
 
@@ -123,6 +159,24 @@ def impact_row(iso: Dict[str, Any], con: Dict[str, Any]) -> Dict[str, Any]:
             "congested_ns": (con["jobs"]["victim"]["iteration_ns"] or {}).get("mean")}
 
 
+def run_points(
+    points: List[Tuple[Dict[str, Any], Config, Config]],
+    scheduler: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: bool = False,
+) -> List[Dict[str, Any]]:
+    """Run every point (each distinct isolated config once) and return a row of labels and impact per point."""
+    unique: Dict[str, Config] = {}
+    for _, iso, _ in points:
+        unique.setdefault(repr(iso), iso)
+    iso_keys = list(unique)
+    configs = list(unique.values()) + [con for _, _, con in points]
+    summaries = run_summaries(configs, scheduler, workers, progress)
+    iso_by_key = dict(zip(iso_keys, summaries[: len(iso_keys)]))
+    return [{**labels, **impact_row(iso_by_key[repr(iso)], con_s)}
+            for (labels, iso, _), con_s in zip(points, summaries[len(iso_keys):])]
+
+
 def run_congestion_heatmap(
     out_dir: Union[str, Path] = "out/congestion-heatmap",
     quick: bool = False,
@@ -131,19 +185,7 @@ def run_congestion_heatmap(
     progress: bool = False,
 ) -> pa.Table:
     """Run the study; write ``congestion_heatmap.parquet`` and ``congestion_heatmap.png``; return the table."""
-    points = study_points(quick)
-    # Each isolated config appears once per aggressor: run it once.
-    unique: Dict[str, Config] = {}
-    for _, iso, _ in points:
-        unique.setdefault(repr(iso), iso)
-    iso_keys = list(unique)
-    configs = list(unique.values()) + [con for _, _, con in points]
-    summaries = run_summaries(configs, scheduler, workers, progress)
-    iso_by_key = dict(zip(iso_keys, summaries[: len(iso_keys)]))
-    rows = []
-    for (labels, iso, _), con_s in zip(points, summaries[len(iso_keys):]):
-        iso_s = iso_by_key[repr(iso)]
-        rows.append({**labels, **impact_row(iso_s, con_s)})
+    rows = run_points(study_points(quick), scheduler, workers, progress)
     table = pa.Table.from_pylist(rows)
     out = write_tables(out_dir, congestion_heatmap=rows)
     plot(rows, out / "congestion_heatmap.png")

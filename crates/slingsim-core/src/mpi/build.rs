@@ -75,8 +75,14 @@ pub fn plan_jobs(jobs: &[JobConfig], alloc: &mut NodeAllocator, seed: u64, taken
 /// The program of a job that brings its own (inline or a trace).
 fn fixed_program(field: &str, j: &JobConfig) -> Result<Option<Program>> {
     match j.workload.as_str() {
-        "program" => j.program.clone().map(Some).ok_or_else(|| ConfigError::new(format!("{field}.program"), "workload = \"program\" needs the program (ranks, comms, ops)")),
+        "program" => {
+            let p = j.program.clone().ok_or_else(|| ConfigError::new(format!("{field}.program"), "workload = \"program\" needs the program (ranks, comms, ops)"))?;
+            Ok(Some(repeat_program(&format!("{field}.iterations"), p, j.iterations.unwrap_or(1))?))
+        }
         "trace" => {
+            if j.iterations.is_some() {
+                return Err(ConfigError::new(format!("{field}.iterations"), "a trace replays as recorded; remove iterations (use repeat = true to run it again and again)"));
+            }
             let path = j.trace.as_deref().ok_or_else(|| ConfigError::new(format!("{field}.trace"), "workload = \"trace\" needs trace = PATH (a DUMPI .meta file or its folder)"))?;
             let trace = crate::trace::read_dumpi_trace(std::path::Path::new(path)).map_err(|e| ConfigError::new(format!("{field}.trace"), e.to_string()))?;
             Ok(Some(trace.program))
@@ -88,6 +94,20 @@ fn fixed_program(field: &str, j: &JobConfig) -> Result<Option<Program>> {
             Ok(None)
         }
     }
+}
+
+/// Each rank's ops `n` times in a row (an inline program's `iterations`).
+fn repeat_program(field: &str, mut p: Program, n: u32) -> Result<Program> {
+    if n == 0 {
+        return Err(ConfigError::new(field, "must be at least 1"));
+    }
+    for ops in p.ops.iter_mut() {
+        let once = std::mem::take(ops);
+        for _ in 0..n {
+            ops.extend(once.iter().cloned());
+        }
+    }
+    Ok(p)
 }
 
 /// Multiplies compute gaps by `scale`; 0 drops them.

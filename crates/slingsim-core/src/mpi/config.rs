@@ -79,7 +79,10 @@ pub struct JobConfig {
     pub workload: String,
     /// Message or buffer size of the workload.
     pub bytes: u64,
-    pub iterations: u32,
+    /// Iterations of a named workload (10 when not given); for an inline
+    /// program, how many times its ops run in a row (once when not given).
+    /// A trace runs as recorded: setting it there is an error.
+    pub iterations: Option<u32>,
     /// Compute time per iteration (ns) where the workload has one.
     pub compute_ns: f64,
     /// Run the program again and again until the run ends (aggressors).
@@ -114,7 +117,7 @@ impl Default for JobConfig {
             dscp: None,
             workload: "allreduce".into(),
             bytes: 8,
-            iterations: 10,
+            iterations: None,
             compute_ns: 0.0,
             repeat: false,
             burst_messages: 0,

@@ -96,9 +96,13 @@ pub const NAMES: &[&str] = &[
     "sphinx",
 ];
 
+/// Iterations of a named workload when the job does not say.
+pub const DEFAULT_ITERATIONS: u32 = 10;
+
 /// Builds the program of a job running a named workload on `ranks` ranks.
 pub fn generate(field: &str, job: &JobConfig, ranks: u32, seed: u64) -> Result<Program> {
-    if job.iterations == 0 {
+    let iterations = job.iterations.unwrap_or(DEFAULT_ITERATIONS);
+    if iterations == 0 {
         return Err(ConfigError::new(format!("{field}.iterations"), "must be at least 1"));
     }
     let spec = Spec {
@@ -106,7 +110,7 @@ pub fn generate(field: &str, job: &JobConfig, ranks: u32, seed: u64) -> Result<P
         ranks,
         ppn: job.ppn,
         bytes: job.bytes,
-        iterations: job.iterations,
+        iterations,
         compute_ns: job.compute_ns,
         burst_messages: job.burst_messages,
         burst_gap_ns: job.burst_gap_ns,

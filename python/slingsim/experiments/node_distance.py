@@ -1,0 +1,127 @@
+"""Paper 000 Fig. 4: latency and bandwidth between two nodes at different distances on an idle Malbec.
+
+Two nodes on the same switch (1 switch), on two switches of one group
+(2 switches) or in two groups (3 switches on the minimal path), for message
+sizes from 8 B to 4 MiB. Latency is half the round trip of an MPI ping-pong;
+bandwidth is a window of ``WINDOW`` nonblocking messages from one node to the
+other, closed by an 8 B acknowledgement (as OSU's bandwidth test does),
+bytes over time. The paper's answers: the distance changes 8 B latency by at
+most 40% and latency from 16 KiB on by under 10%; bandwidth by under 15% at
+any size, sometimes higher across groups where more paths connect the nodes.
+The network is idle and the simulation deterministic, so every iteration
+takes the same time: one value per point, where the paper shows boxes.
+Frames are RoCE, as the paper's ConnectX-5 NICs sent them. Each extra
+switch adds its 300 ns fall-through, FEC and propagation to every crossing;
+how large that is against the whole latency depends on the host overheads
+(``mpi.send_overhead_ns``, ``mpi.recv_overhead_ns``: assumed), which the
+paper does not give.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pyarrow as pa  # noqa: E402
+
+from ..config import Config, load_config  # noqa: E402
+from ..sweep import run_summaries  # noqa: E402
+from .output import write_tables  # noqa: E402
+
+SYSTEM = "slingshot-malbec"
+DISTANCES = {"same switch": (0, 1), "same group": (0, 16), "different groups": (0, 144)}
+"""Distance -> the two nodes (Malbec: 16 nodes per switch, 128 per group). Node 144 is on the second
+switch of group 1, three switches from node 0 (node 128's switch holds the global link to node 0's)."""
+SIZES = tuple(8 * 4 ** k for k in range(10))
+"""8 B to 2 MiB."""
+QUICK_SIZES = (8, 512, 16_384, 1_048_576)
+WINDOW = 16
+ITERATIONS = 5
+
+
+def pingpong(nbytes: int) -> Dict[str, Any]:
+    """Rank 0 sends ``nbytes`` to rank 1, which sends them back."""
+    there = {"comm": 0, "peer": 1, "tag": 0, "bytes": nbytes}
+    back = {"comm": 0, "peer": 0, "tag": 0, "bytes": nbytes}
+    return {"ranks": 2, "comms": [[0, 1]], "ops": [
+        [{"op": "send", **there}, {"op": "recv", **there}, {"op": "iteration_end"}],
+        [{"op": "recv", **back}, {"op": "send", **back}, {"op": "iteration_end"}],
+    ]}
+
+
+def window(nbytes: int) -> Dict[str, Any]:
+    """Rank 0 sends ``WINDOW`` messages of ``nbytes`` at once; rank 1 acknowledges them with 8 B."""
+    sends = [{"op": "isend", "comm": 0, "peer": 1, "tag": 0, "bytes": nbytes, "req": i} for i in range(WINDOW)]
+    recvs = [{"op": "irecv", "comm": 0, "peer": 0, "tag": 0, "bytes": nbytes, "req": i} for i in range(WINDOW)]
+    reqs = list(range(WINDOW))
+    return {"ranks": 2, "comms": [[0, 1]], "ops": [
+        sends + [{"op": "wait", "reqs": reqs}, {"op": "recv", "comm": 0, "peer": 1, "tag": 1, "bytes": 8},
+                 {"op": "iteration_end"}],
+        recvs + [{"op": "wait", "reqs": reqs}, {"op": "send", "comm": 0, "peer": 0, "tag": 1, "bytes": 8},
+                 {"op": "iteration_end"}],
+    ]}
+
+
+def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
+    """Every (labels, config): each distance, size and test."""
+    points = []
+    for distance, nodes in DISTANCES.items():
+        for nbytes in QUICK_SIZES if quick else SIZES:
+            for test, program in (("latency", pingpong(nbytes)), ("bandwidth", window(nbytes))):
+                cfg = load_config(SYSTEM)
+                cfg["traffic"] = []
+                cfg["nic"]["frame"] = "roce"  # the paper measured with ConnectX-5 RoCE NICs
+                cfg["job"] = [{"name": "pair", "workload": "program", "program": program, "iterations": ITERATIONS,
+                               "nodes": {"list": list(nodes)}}]
+                points.append(({"distance": distance, "bytes": nbytes, "test": test}, cfg))
+    return points
+
+
+def run_node_distance(
+    out_dir: Union[str, Path] = "out/node-distance",
+    quick: bool = False,
+    scheduler: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: bool = False,
+) -> pa.Table:
+    """Run the study; write ``node_distance.parquet`` and ``node_distance.png``; return one row per distance and
+    size with the half round trip (us) and bandwidth (Gb/s)."""
+    points = study_points(quick)
+    summaries = run_summaries([cfg for _, cfg in points], scheduler, workers, progress)
+    merged: Dict[Tuple[str, int], Dict[str, Any]] = {}
+    for (labels, _), summary in zip(points, summaries):
+        mean_ns = summary["jobs"]["pair"]["iteration_ns"]["mean"]
+        row = merged.setdefault((labels["distance"], labels["bytes"]),
+                                {"distance": labels["distance"], "bytes": labels["bytes"]})
+        if labels["test"] == "latency":
+            row["half_rtt_us"] = mean_ns / 2e3
+        else:
+            row["bandwidth_gbps"] = WINDOW * labels["bytes"] * 8 / mean_ns
+    rows = list(merged.values())
+    out = write_tables(out_dir, node_distance=rows)
+    plot(rows, out / "node_distance.png")
+    return pa.Table.from_pylist(rows)
+
+
+def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
+    """Half round trip and bandwidth against message size, one line per distance."""
+    fig, (lat, bw) = plt.subplots(1, 2, figsize=(9, 3.4))
+    for distance in dict.fromkeys(r["distance"] for r in rows):
+        mine = sorted((r for r in rows if r["distance"] == distance), key=lambda r: r["bytes"])
+        sizes = [r["bytes"] for r in mine]
+        lat.plot(sizes, [r["half_rtt_us"] for r in mine], marker="o", ms=3, label=distance)
+        bw.plot(sizes, [r["bandwidth_gbps"] for r in mine], marker="o", ms=3, label=distance)
+    for ax, label in ((lat, "RTT/2 (us)"), (bw, "bandwidth (Gb/s)")):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("message size (bytes)")
+        ax.set_ylabel(label)
+    lat.set_yscale("log")
+    lat.legend(fontsize=8)
+    fig.suptitle("Malbec, idle: two nodes at three distances", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

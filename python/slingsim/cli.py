@@ -350,6 +350,8 @@ EXPERIMENTS = {
                                 "congestion_distribution", "run_congestion_distribution"),
     "node-distance": ("paper 000 Fig. 4, latency (RTT/2) and bandwidth between two nodes on one switch, in one "
                       "group and in two groups of an idle Malbec, 8 B to 2 MiB", "node_distance", "run_node_distance"),
+    "bisection-alltoall": ("paper 000 Fig. 6, bisection and MPI_Alltoall bandwidth on the 1024 nodes of Shandy "
+                           "against their 6.4 and 12.8 TB/s peaks", "bisection_alltoall", "run_bisection_alltoall"),
     "fitfly-rails": ("paper 003 Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
                      "fitfly_rails", "run_fitfly_rails"),
 }

@@ -1,0 +1,158 @@
+"""Paper 000 Fig. 6: bisection and MPI_Alltoall bandwidth on all 1024 nodes of Shandy.
+
+Shandy's 8 groups have 56 cabled global links each, 8 to every other
+group: 128 links cross any cut into two halves of 4 groups, a 6.4 TB/s
+bisection peak (both directions), and an all-to-all, which sends 7/8 of its
+bytes over global links, peaks at 8/7 x 224 links x 2 x 25 GB/s = 12.8 TB/s
+(paper 000 Sec. II-G, paper 002 Sec. II-F). The paper's answers: MPI_Alltoall
+reaches more than 90% of its peak with no packet lost, and dips at messages
+just above 256 B, where MPICH leaves Bruck's algorithm for pairwise exchange.
+
+Bisection: each node of the first 512 (groups 0-3) is paired at random
+(seeded) with one of the other 512; the two exchange ``WINDOW`` nonblocking
+messages each way per iteration; bandwidth is all
+bytes moved over the iteration time. The peak a row is compared with is the
+network's or, when lower, what the nodes can inject. Alltoall: one MPI_Alltoall of the size
+per pair over 1024 ranks per iteration. One process per node (the paper
+also runs more): an alltoall's point-to-point messages grow with the square
+of the ranks, and the network, not the processes, bounds the bandwidth.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pyarrow as pa  # noqa: E402
+
+from ..config import Config, load_config  # noqa: E402
+from ..sweep import run_summaries  # noqa: E402
+from .output import write_tables  # noqa: E402
+
+SYSTEM = "slingshot-shandy"
+NODES = 1024
+BISECTION_PEAK_TBPS = 6.4
+ALLTOALL_PEAK_TBPS = 12.8
+"""TB/s (paper 000 Sec. II-G)."""
+SIZES = (64, 256, 512, 4096, 65_536, 1_048_576)
+QUICK_SIZES = (256, 512, 65_536, 1_048_576)
+ALLTOALL_MAX_BYTES = 65_536
+"""Larger alltoalls are left out: 1024 ranks x 1023 peers x 1 MiB is a terabyte, 270 M packets to simulate."""
+QUICK_NODES = 256
+"""Quick: 32 nodes of every group; their injection (6.4 TB/s) then bounds both tests."""
+WINDOW = 8
+ITERATIONS = 2
+
+
+def bisection_partners(ranks: int, seed: int = 0) -> List[int]:
+    """A random pairing of the first half of the ranks with the second (seeded): every pair crosses the cut,
+    spread over every pair of groups across it as the paper's test spreads them."""
+    half = ranks // 2
+    second = list(range(half, ranks))
+    random.Random(seed).shuffle(second)
+    partner = [0] * ranks
+    for rank, peer in zip(range(half), second):
+        partner[rank], partner[peer] = peer, rank
+    return partner
+
+
+def bisection_program(ranks: int, nbytes: int) -> Dict[str, Any]:
+    """Each rank and its partner across the cut exchange ``WINDOW`` messages each way, then wait for all."""
+    partner = bisection_partners(ranks)
+    ops = []
+    for rank in range(ranks):
+        peer = partner[rank]
+        mine = [{"op": "irecv", "comm": 0, "peer": peer, "tag": 0, "bytes": nbytes, "req": i} for i in range(WINDOW)]
+        mine += [{"op": "isend", "comm": 0, "peer": peer, "tag": 0, "bytes": nbytes, "req": WINDOW + i}
+                 for i in range(WINDOW)]
+        ops.append(mine + [{"op": "wait", "reqs": list(range(2 * WINDOW))}, {"op": "iteration_end"}])
+    return {"ranks": ranks, "comms": [list(range(ranks))], "ops": ops}
+
+
+def node_list(quick: bool) -> List[int]:
+    """All nodes, or for ``quick`` the first 32 of every group (Shandy: 128 nodes per group)."""
+    if not quick:
+        return list(range(NODES))
+    return [g * 128 + i for g in range(8) for i in range(QUICK_NODES // 8)]
+
+
+def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
+    """Every (labels, config): each test and size."""
+    nodes = node_list(quick)
+    points = []
+    for nbytes in QUICK_SIZES if quick else SIZES:
+        for test in ("bisection", "alltoall") if nbytes <= ALLTOALL_MAX_BYTES else ("bisection",):
+            cfg = load_config(SYSTEM)
+            cfg["traffic"] = []
+            cfg["sim"]["max_time_ns"] = 1e9
+            job: Dict[str, Any] = {"name": test, "nodes": {"list": nodes}, "iterations": ITERATIONS}
+            if test == "bisection":
+                job.update(workload="program", program=bisection_program(len(nodes), nbytes))
+            else:
+                job.update(workload="alltoall", bytes=nbytes)
+            cfg["job"] = [job]
+            points.append(({"test": test, "bytes": nbytes, "nodes": len(nodes)}, cfg))
+    return points
+
+
+def injection_tbytes_per_s(nodes: int) -> float:
+    """What ``nodes`` Shandy nodes can inject together, TB/s (every rail at the NIC's rate)."""
+    cfg = load_config(SYSTEM)
+    return nodes * cfg["topology"]["rails"] * cfg["nic"]["bandwidth_bps"] / 8 / 1e12
+
+
+def moved_bytes(test: str, ranks: int, nbytes: int) -> int:
+    """Bytes one iteration moves between nodes."""
+    if test == "bisection":
+        return ranks * WINDOW * nbytes
+    return ranks * (ranks - 1) * nbytes
+
+
+def run_bisection_alltoall(
+    out_dir: Union[str, Path] = "out/bisection-alltoall",
+    quick: bool = False,
+    scheduler: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: bool = False,
+) -> pa.Table:
+    """Run the study; write ``bisection_alltoall.parquet`` and ``bisection_alltoall.png``; return one row per
+    test and size with TB/s and the fraction of the peak."""
+    points = study_points(quick)
+    summaries = run_summaries([cfg for _, cfg in points], scheduler, workers, progress)
+    rows = []
+    for (labels, _), summary in zip(points, summaries):
+        job = summary["jobs"][labels["test"]]
+        mean_ns = job["iteration_ns"]["mean"] if job["iteration_ns"] else None
+        tbps = moved_bytes(labels["test"], labels["nodes"], labels["bytes"]) / mean_ns / 1e3 if mean_ns else None
+        peak = min(BISECTION_PEAK_TBPS if labels["test"] == "bisection" else ALLTOALL_PEAK_TBPS,
+                   injection_tbytes_per_s(labels["nodes"]))
+        rows.append({**labels, "iteration_us": mean_ns / 1e3 if mean_ns else None, "tbytes_per_s": tbps,
+                     "peak_tbytes_per_s": peak, "fraction_of_peak": tbps / peak if tbps else None,
+                     "bytes_lost": summary.get("bytes_lost", 0)})
+    out = write_tables(out_dir, bisection_alltoall=rows)
+    plot(rows, out / "bisection_alltoall.png")
+    return pa.Table.from_pylist(rows)
+
+
+def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
+    """TB/s against message size for both tests, each with its peak dashed."""
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for k, test in enumerate(dict.fromkeys(r["test"] for r in rows)):
+        mine = sorted((r for r in rows if r["test"] == test and r["tbytes_per_s"]), key=lambda r: r["bytes"])
+        ax.plot([r["bytes"] for r in mine], [r["tbytes_per_s"] for r in mine], marker="o", ms=3, color=f"C{k}",
+                label=test)
+        if mine:
+            ax.axhline(mine[0]["peak_tbytes_per_s"], color=f"C{k}", ls="--", lw=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("TB/s")
+    ax.set_title(f"Shandy, {rows[0]['nodes']} nodes: bisection and MPI_Alltoall (peaks dashed)", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

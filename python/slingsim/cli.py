@@ -352,6 +352,9 @@ EXPERIMENTS = {
                       "group and in two groups of an idle Malbec, 8 B to 2 MiB", "node_distance", "run_node_distance"),
     "bisection-alltoall": ("paper 000 Fig. 6, bisection and MPI_Alltoall bandwidth on the 1024 nodes of Shandy "
                            "against their 6.4 and 12.8 TB/s peaks", "bisection_alltoall", "run_bisection_alltoall"),
+    "shandy-applications": ("paper 000 Fig. 11, congestion impact on MILC, HPCG, LAMMPS and FFT proxies sharing all "
+                            "1024 Shandy nodes with an incast or all-to-all aggressor, random placement",
+                            "shandy_applications", "run_shandy_applications"),
     "fitfly-rails": ("paper 003 Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
                      "fitfly_rails", "run_fitfly_rails"),
 }

@@ -103,17 +103,20 @@ def study_points(
     systems: Optional[Dict[str, str]] = None,
     nodes: Optional[int] = None,
     pools: Optional[Dict[str, List[int]]] = None,
+    splits: Optional[Tuple[float, ...]] = None,
+    victims: Optional[Tuple[str, ...]] = None,
 ) -> List[Tuple[Dict[str, Any], Config, Config]]:
     """Every (labels, isolated config, congested config) of the study.
 
     By default Fig. 9's: linear placement, one aggressor process per node,
     both systems on ``NODES`` (``QUICK_NODES``) nodes. ``pools`` gives each
-    system an explicit node list to split instead (Fig. 10 (C)).
+    system an explicit node list to split instead (Fig. 10 (C)); ``splits``
+    (victim shares) and ``victims`` (keys of ``VICTIMS``) replace Fig. 9's.
     """
     systems = systems or SYSTEMS
     nodes = nodes or (QUICK_NODES if quick else NODES)
-    victims = QUICK_VICTIMS if quick else tuple(VICTIMS)
-    splits = (0.1,) if quick else SPLITS
+    victims = victims or (QUICK_VICTIMS if quick else tuple(VICTIMS))
+    splits = splits or ((0.1,) if quick else SPLITS)
     points = []
     for system, preset in systems.items():
         pool = (pools or {}).get(system)

@@ -73,12 +73,13 @@ def base(preset: str) -> Config:
     return cfg
 
 
-def victim_job(label: str, count: int, ppn: int = 1, placement: str = "linear") -> Dict[str, Any]:
+def victim_job(label: str, count: int, ppn: int = 1, placement: str = "linear",
+               start_ns: float = START_NS) -> Dict[str, Any]:
     workload, nbytes, iterations, compute = VICTIMS[label]
     if workload == "pingpong" and count % 2:
         count -= 1
     return {"name": "victim", "workload": workload, "bytes": nbytes, "iterations": iterations,
-            "compute_ns": compute, "nodes": {"count": count}, "ppn": ppn, "placement": placement, "start_ns": START_NS}
+            "compute_ns": compute, "nodes": {"count": count}, "ppn": ppn, "placement": placement, "start_ns": start_ns}
 
 
 def split_pool(pool: List[int], count: int, placement: str, seed: int = 0) -> Tuple[List[int], List[int]]:
@@ -105,13 +106,15 @@ def study_points(
     pools: Optional[Dict[str, List[int]]] = None,
     splits: Optional[Tuple[float, ...]] = None,
     victims: Optional[Tuple[str, ...]] = None,
+    start_ns: float = START_NS,
 ) -> List[Tuple[Dict[str, Any], Config, Config]]:
     """Every (labels, isolated config, congested config) of the study.
 
     By default Fig. 9's: linear placement, one aggressor process per node,
     both systems on ``NODES`` (``QUICK_NODES``) nodes. ``pools`` gives each
     system an explicit node list to split instead (Fig. 10 (C)); ``splits``
-    (victim shares) and ``victims`` (keys of ``VICTIMS``) replace Fig. 9's.
+    (victim shares) and ``victims`` (keys of ``VICTIMS``) replace Fig. 9's;
+    ``start_ns`` is when the victim starts (congested runs stop 5 ms later).
     """
     systems = systems or SYSTEMS
     nodes = nodes or (QUICK_NODES if quick else NODES)
@@ -125,7 +128,8 @@ def study_points(
             count = max(2, round(total * split))
             for victim in victims:
                 iso = base(preset)
-                job = victim_job(victim, count, placement=placement)
+                iso["sim"]["max_time_ns"] = start_ns + MAX_TIME_NS - START_NS
+                job = victim_job(victim, count, placement=placement, start_ns=start_ns)
                 aggressor_nodes: Dict[str, Any] = {"count": total - count}
                 if pool:
                     victim_nodes, rest = split_pool(pool, job["nodes"]["count"], placement)

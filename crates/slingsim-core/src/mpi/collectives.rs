@@ -291,38 +291,26 @@ fn pairwise_alltoall(p: u32, r: u32, to: impl Fn(u32) -> u64) -> Vec<Round> {
 /// children, largest subtree first (each send its own round, as MPICH's
 /// blocking sends).
 fn binomial_bcast(p: u32, r: u32, root: u32, bytes: u64) -> Vec<Round> {
-    let rr = (r + p - root) % p;
-    let abs = |x: u32| (x + root) % p;
-    let mut out = Vec::new();
-    let mut mask = 1;
-    while mask < p {
-        if rr & mask != 0 {
-            out.push(recv_only(abs(rr - mask), bytes, 0));
-            break;
-        }
-        mask <<= 1;
-    }
-    mask >>= 1;
-    while mask > 0 {
-        if rr + mask < p {
-            out.push(send_only(abs(rr + mask), bytes));
-        }
-        mask >>= 1;
-    }
-    out
+    binomial_down(p, r, root, |_| bytes)
 }
 
 /// Binomial scatter of `chunk` bytes per rank from `root`: each rank
 /// receives its subtree's chunks, then hands each child its subtree's.
 fn binomial_scatter(p: u32, r: u32, root: u32, chunk: u64) -> Vec<Round> {
+    binomial_down(p, r, root, |subtree| subtree as u64 * chunk)
+}
+
+/// Data flowing down a binomial tree rooted at `root`: one receive from
+/// the parent, then a send to each child, largest subtree first; a
+/// message to or from a subtree of n ranks carries `size(n)` bytes.
+fn binomial_down(p: u32, r: u32, root: u32, size: impl Fn(u32) -> u64) -> Vec<Round> {
     let rr = (r + p - root) % p;
     let abs = |x: u32| (x + root) % p;
     let mut out = Vec::new();
     let mut mask = 1;
     while mask < p {
         if rr & mask != 0 {
-            let subtree = mask.min(p - rr) as u64;
-            out.push(recv_only(abs(rr - mask), subtree * chunk, 0));
+            out.push(recv_only(abs(rr - mask), size(mask.min(p - rr)), 0));
             break;
         }
         mask <<= 1;
@@ -330,8 +318,7 @@ fn binomial_scatter(p: u32, r: u32, root: u32, chunk: u64) -> Vec<Round> {
     mask >>= 1;
     while mask > 0 {
         if rr + mask < p {
-            let subtree = mask.min(p - rr - mask) as u64;
-            out.push(send_only(abs(rr + mask), subtree * chunk));
+            out.push(send_only(abs(rr + mask), size(mask.min(p - rr - mask))));
         }
         mask >>= 1;
     }

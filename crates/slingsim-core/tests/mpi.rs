@@ -177,3 +177,32 @@ fn an_inline_program_runs_its_iterations_and_a_trace_rejects_them() {
     let err = Simulation::from_json(&cfg.to_string()).err().expect("iterations on a trace is refused").to_string();
     assert!(err.contains("iterations") && err.contains("as recorded"), "{err}");
 }
+
+#[test]
+fn app_aware_routing_sends_small_messages_with_high_bias_and_counts_its_modes() {
+    let jobs = json!([{"name": "pp", "workload": "pingpong", "bytes": 1024, "iterations": 10, "routing": "app-aware", "nodes": {"list": [0, 11]}}]);
+    let s = run(jobs, json!({}));
+    let j = &s["jobs"]["pp"];
+    let (adaptive, high_bias) = (j["app_aware_messages"]["adaptive-0"].as_u64().unwrap(), j["app_aware_messages"]["adaptive-3"].as_u64().unwrap());
+    assert_eq!(adaptive + high_bias, j["messages"].as_u64().unwrap());
+    // 1 KiB messages: four go before each decision, with high bias (paper 004 Sec. 4.3).
+    assert!(high_bias >= 3 * adaptive, "{adaptive} adaptive, {high_bias} high bias");
+    let plain = run(json!([{"name": "pp", "workload": "pingpong", "bytes": 1024, "iterations": 10, "nodes": {"list": [0, 11]}}]), json!({}));
+    assert!(plain["jobs"]["pp"]["app_aware_messages"].is_null());
+}
+
+#[test]
+fn app_aware_settings_are_checked() {
+    let cfg = |mpi: Value, routing: &str| {
+        json!({
+            "topology": {"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 2, "global_ports_per_switch": 1},
+            "mpi": mpi,
+            "job": [{"name": "pp", "workload": "pingpong", "routing": routing}],
+        })
+        .to_string()
+    };
+    let err = Simulation::from_json(&cfg(json!({"app_aware": {"stall_scale": 0.0}}), "app-aware")).err().unwrap().to_string();
+    assert!(err.contains("mpi.app_aware.stall_scale"), "{err}");
+    let err = Simulation::from_json(&cfg(json!({}), "app_aware")).err().unwrap().to_string();
+    assert!(err.contains("job[0].routing") && err.contains("app-aware"), "{err}");
+}

@@ -45,6 +45,12 @@ impl Simulation {
                 .take(MAX_LISTED)
                 .map(|r| json!({"rank": r.world, "node": r.node, "op_index": r.pc.saturating_sub(1), "op": job.program.ops[r.world as usize].get(r.pc.saturating_sub(1))}))
                 .collect();
+            let modes = crate::mpi::app_aware::MODES;
+            let app_aware = if job.app_aware {
+                json!({modes[0].name(): job.mode_messages[0], modes[1].name(): job.mode_messages[1]})
+            } else {
+                Value::Null
+            };
             out.insert(
                 job.name.clone(),
                 json!({
@@ -71,6 +77,7 @@ impl Simulation {
                     "warnings": job.program.warnings,
                     "ranks_done": job.ranks_done,
                     "waiting_ranks": waiting,
+                    "app_aware_messages": app_aware,
                 }),
             );
         }

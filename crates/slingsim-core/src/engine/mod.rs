@@ -137,6 +137,9 @@ pub(crate) struct Message {
     pub class: u8,
 }
 
+/// A job's `routing` value for application-aware routing (paper 004).
+pub const APP_AWARE: &str = "app-aware";
+
 /// One fixed-size flow, its completion and its NIC counters.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FlowRecord {
@@ -155,12 +158,17 @@ pub(crate) struct FlowRecord {
     pub lost_bytes: u64,
     /// The MPI message this flow carries (NONE: not an MPI message).
     pub mpi: u32,
+    /// Index of the application-aware mode it went with (NONE_MODE: none).
+    pub app_mode: u8,
 }
+
+/// `FlowRecord::app_mode` of a message not routed by application-aware routing.
+pub(crate) const NONE_MODE: u8 = u8::MAX;
 
 impl FlowRecord {
     /// A flow of `bytes` from node `src` to node `dst`, started at `start`.
     pub(crate) fn new(source: u16, src: u32, dst: u32, bytes: u64, start: Ps) -> FlowRecord {
-        FlowRecord { source, src_node: src, dst_node: dst, bytes, start, end: NEVER, counters: NicCounters::default(), last_injected: 0, out_of_order: 0, lost_bytes: 0, mpi: crate::network::NONE }
+        FlowRecord { source, src_node: src, dst_node: dst, bytes, start, end: NEVER, counters: NicCounters::default(), last_injected: 0, out_of_order: 0, lost_bytes: 0, mpi: crate::network::NONE, app_mode: NONE_MODE }
     }
 }
 
@@ -377,20 +385,34 @@ impl Simulation {
             source_alg.push(mode);
         }
         let mut job_modes = Vec::with_capacity(cfg.job.len());
+        let mut app_aware = Vec::with_capacity(cfg.job.len());
         for (i, j) in cfg.job.iter().enumerate() {
             let field = format!("job[{i}]");
             let class = crate::qos::resolve_class(&classes, &field, j.class.as_deref(), j.dscp)?;
+            // "app-aware": paper 004's per-message choice between its two
+            // modes (mpi/app_aware.rs); the job starts on the first.
+            let aware = j.routing.as_deref() == Some(APP_AWARE);
             let own = match &j.routing {
                 None => None,
-                Some(name) => Some(Algorithm::parse(name).map_err(|e| ConfigError::new(format!("{field}.routing"), e.message))?),
+                Some(_) if aware => Some(crate::mpi::app_aware::MODES[0]),
+                Some(name) => Some(Algorithm::parse(name).map_err(|e| {
+                    ConfigError::new(format!("{field}.routing"), format!("{} (or {APP_AWARE:?} for an MPI job)", e.message))
+                })?),
             };
             let c = &classes[class as usize];
             let mode = c.mode(own, c.routing.unwrap_or(alg)).map_err(|m| ConfigError::new(format!("{field}.routing"), m))?;
             job_modes.push((mode, class));
+            app_aware.push(aware);
         }
+        let aware_modes: &[Algorithm] = if app_aware.contains(&true) { &crate::mpi::app_aware::MODES } else { &[] };
         // Enough VCs for the longest path of any mode in use (the API may
         // ask for any mode per message, so count them all when it is used).
-        let modes = source_alg.iter().chain(job_modes.iter().map(|(m, _)| m)).chain(std::iter::once(&alg)).chain(classes.iter().filter_map(|c| c.routing.as_ref()));
+        let modes = source_alg
+            .iter()
+            .chain(job_modes.iter().map(|(m, _)| m))
+            .chain(std::iter::once(&alg))
+            .chain(classes.iter().filter_map(|c| c.routing.as_ref()))
+            .chain(aware_modes.iter());
         let hop_vcs = modes.map(|&a| topo.max_hops(a)).max().unwrap_or(1) as usize;
         let n_vcs = hop_vcs * classes.len();
         let mtu = cfg.nic.mtu_payload;
@@ -587,9 +609,9 @@ impl Simulation {
             sim.tx[c as usize].fail_at = at;
         }
         let mut job_routing = Vec::with_capacity(job_plans.len());
-        for (plan, &(mode, class)) in job_plans.iter().zip(&job_modes) {
+        for ((plan, &(mode, class)), &aware) in job_plans.iter().zip(&job_modes).zip(&app_aware) {
             let s = sim.add_passive_source(&plan.name, plan.nodes.clone(), plan.start, mode, class);
-            job_routing.push((s, mode.code(), class));
+            job_routing.push((s, mode.code(), class, aware));
         }
         let stop_after = sim.cfg.sim.stop_after_job.clone();
         sim.mpi = crate::mpi::build::runtime(job_plans, &job_routing, mpi_params, stop_after.as_deref())?;

@@ -308,10 +308,20 @@ impl Simulation {
             return;
         }
         let job = &self.mpi.jobs[j];
-        let (source, alg, class) = (job.source, job.alg, job.class);
+        let (source, mut alg, class, aware) = (job.source, job.alg, job.class, job.app_aware);
         let bytes = w.bytes.max(1);
         let mut rec = FlowRecord::new(source, a, b, bytes, self.now);
         rec.mpi = id;
+        if aware {
+            let wire = crate::nic::message_wire_bytes(self.frame, bytes, self.mtu);
+            let flits = wire.div_ceil(self.cfg.nic.flit_bytes.max(1) as u64);
+            let packets = bytes.div_ceil(self.mtu as u64);
+            let params = &self.mpi.params.as_ref().expect("jobs have parameters").app_aware;
+            let mode = self.mpi.app_aware[w.from as usize].choose(params, bytes, packets, flits);
+            alg = crate::mpi::app_aware::MODES[mode].code();
+            rec.app_mode = mode as u8;
+            self.mpi.jobs[j].mode_messages[mode] += 1;
+        }
         let flow = match self.mpi.free_flows.pop() {
             Some(f) => {
                 self.flows[f as usize] = rec;
@@ -334,6 +344,18 @@ impl Simulation {
 
     /// MPI message `id` has fully arrived at `t` (flow `flow` is done with).
     pub(crate) fn mpi_flow_done(&mut self, flow: u32, id: u32, t: Ps) {
+        let rec = &self.flows[flow as usize];
+        if rec.app_mode != super::NONE_MODE {
+            // What the NIC counters say of this message: its packets' mean
+            // latency and its flits' mean stall (paper 004's L and s).
+            let c = rec.counters;
+            let sample = crate::mpi::app_aware::Sample {
+                latency: c.latency_ps as f64 / c.delivered.max(1) as f64,
+                stall: c.stalled_ps as f64 / c.flits.max(1) as f64,
+            };
+            let from = self.mpi.wires[id as usize].from;
+            self.mpi.app_aware[from as usize].observe(rec.app_mode as usize, sample);
+        }
         self.mpi.free_flows.push(flow);
         self.mpi_arrived(id, t);
     }

@@ -132,7 +132,10 @@ fn scale_compute(mut p: Program, scale: f64) -> Program {
 /// The run-time state of planned jobs: `source`, `alg` and `class` of each
 /// (its traffic source, routing mode code and traffic class).
 /// `stop_after` names the job whose end ends the run (`sim.stop_after_job`).
-pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8)], params: Params, stop_after: Option<&str>) -> Result<Runtime> {
+/// The run-time state of the planned jobs; `routing` gives each job's
+/// traffic source, routing mode, class and whether it routes per message
+/// by application-aware routing.
+pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8, bool)], params: Params, stop_after: Option<&str>) -> Result<Runtime> {
     let mut rt = Runtime { params: Some(params), ..Default::default() };
     if let Some(name) = stop_after {
         let names: Vec<&str> = plans.iter().map(|p| p.name.as_str()).collect();
@@ -141,7 +144,7 @@ pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8)], params: Params, s
             return Err(ConfigError::new("sim.stop_after_job", format!("job {name:?} repeats and never finishes; name a job without repeat")));
         }
     }
-    for (j, (plan, &(source, alg, class))) in plans.into_iter().zip(routing).enumerate() {
+    for (j, (plan, &(source, alg, class, app_aware))) in plans.into_iter().zip(routing).enumerate() {
         let n = plan.program.ranks;
         let first_rank = rt.ranks.len() as u32;
         for w in 0..n {
@@ -176,6 +179,8 @@ pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8)], params: Params, s
             program: plan.program,
             comm_rank,
             alg,
+            app_aware,
+            mode_messages: [0; 2],
             class,
             repeat: plan.repeat,
             start: plan.start,
@@ -193,6 +198,9 @@ pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8)], params: Params, s
             unknown_waits: 0,
             ends_run: counts,
         });
+    }
+    if rt.jobs.iter().any(|j| j.app_aware) {
+        rt.app_aware = vec![Default::default(); rt.ranks.len()];
     }
     Ok(rt)
 }

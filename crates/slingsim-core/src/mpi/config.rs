@@ -24,6 +24,8 @@ pub struct MpiConfig {
     pub reduce_gbytes_per_s: f64,
     /// Collective algorithms (`auto` = MPICH's choice by size).
     pub algorithms: AlgorithmConfig,
+    /// Application-aware routing (jobs with `routing = "app-aware"`).
+    pub app_aware: super::app_aware::AppAwareConfig,
 }
 
 impl Default for MpiConfig {
@@ -37,6 +39,7 @@ impl Default for MpiConfig {
             memory_gbytes_per_s: 10.0,
             reduce_gbytes_per_s: 0.0,
             algorithms: AlgorithmConfig::default(),
+            app_aware: Default::default(),
         }
     }
 }

@@ -21,6 +21,7 @@ pub struct Params {
     pub reduce_ps_per_byte: f64,
     /// Algorithm of each collective, indexed like `Collective::ALL`.
     pub algorithms: [Algorithm; 9],
+    pub app_aware: super::app_aware::AppAwareConfig,
 }
 
 impl Params {
@@ -43,6 +44,7 @@ impl Params {
         if c.control_bytes == 0 {
             return Err(ConfigError::new("mpi.control_bytes", "must be at least 1 byte"));
         }
+        c.app_aware.check()?;
         let a = &c.algorithms;
         let pick = |kind: Collective, name: &str, field: &str| Algorithm::parse(&format!("mpi.algorithms.{field}"), kind, name);
         let mut algorithms = [Algorithm::Auto; 9];
@@ -65,6 +67,7 @@ impl Params {
             memory_ps_per_byte: 1000.0 / c.memory_gbytes_per_s,
             reduce_ps_per_byte: if c.reduce_gbytes_per_s > 0.0 { 1000.0 / c.reduce_gbytes_per_s } else { 0.0 },
             algorithms,
+            app_aware: c.app_aware.clone(),
         })
     }
 
@@ -96,6 +99,9 @@ pub struct Runtime {
     pub free_flows: Vec<u32>,
     /// Jobs that must finish before the run ends (not repeating).
     pub jobs_left: u32,
+    /// Application-aware routing state of every rank (empty when no job
+    /// uses it).
+    pub app_aware: Vec<super::app_aware::RankState>,
 }
 
 impl Runtime {

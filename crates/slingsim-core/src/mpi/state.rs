@@ -208,6 +208,10 @@ pub struct Job {
     /// not a member).
     pub comm_rank: Vec<Vec<i32>>,
     pub alg: u8,
+    /// Routing chosen per message by application-aware routing (paper 004),
+    /// and how many network messages went with each of its two modes.
+    pub app_aware: bool,
+    pub mode_messages: [u64; 2],
     pub class: u8,
     pub repeat: bool,
     pub start: Ps,

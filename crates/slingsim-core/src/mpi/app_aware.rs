@@ -1,0 +1,162 @@
+//! Application-aware routing (paper 004 Sec. 4, Algorithm 1): before each
+//! message a rank picks ADAPTIVE (`adaptive-0`) or ADAPTIVE WITH HIGH BIAS
+//! (`adaptive-3`) from the NIC counters of the messages it sent before.
+//!
+//! The paper models a message of `f` flits in `p` packets as taking
+//! `(p + 512) / 1024 * L + f * (s + 1)` cycles (its Eq. 2), with `L` the
+//! packet latency and `s` the stall per flit the NIC counters report. A
+//! rank keeps the last `L` and `s` it saw under each mode; the mode it is
+//! not using is estimated from the other by the scaling factors `lambda`
+//! (latency) and `sigma` (stalls) once its own sample is older than
+//! `max_age` messages. It then takes the mode with the lower estimate,
+//! which is Eqs. 3 and 4 and their dual. Messages are only weighed once
+//! `threshold_bytes` have gone out since the last decision; until then a
+//! message goes with high bias, which has the lower latency for small
+//! messages.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ConfigError, Result};
+use crate::routing::Algorithm;
+
+/// The two modes the algorithm chooses between.
+pub const MODES: [Algorithm; 2] = [Algorithm::Adaptive(0), Algorithm::Adaptive(3)];
+const ADAPTIVE: usize = 0;
+const HIGH_BIAS: usize = 1;
+
+/// `[mpi.app_aware]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AppAwareConfig {
+    /// L of high bias over L of adaptive, for the estimate *(assumed: the
+    /// paper derives it from a median over microbenchmarks, not given)*.
+    pub latency_scale: f64,
+    /// Stall per flit of high bias over that of adaptive *(assumed)*.
+    pub stall_scale: f64,
+    /// Bytes sent between two decisions (paper: 4 KiB).
+    pub threshold_bytes: u64,
+    /// A mode's own sample is replaced by the estimate once the other mode
+    /// has been sampled this many times since *(assumed)*.
+    pub max_age: u32,
+}
+
+impl Default for AppAwareConfig {
+    fn default() -> Self {
+        AppAwareConfig { latency_scale: 0.8, stall_scale: 2.0, threshold_bytes: 4096, max_age: 8 }
+    }
+}
+
+impl AppAwareConfig {
+    pub fn check(&self) -> Result<()> {
+        for (field, v) in [("mpi.app_aware.latency_scale", self.latency_scale), ("mpi.app_aware.stall_scale", self.stall_scale)] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(ConfigError::new(field, format!("must be positive, got {v}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A sample of the NIC counters of one message: mean packet latency and
+/// mean stall per flit (both ps).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+    pub latency: f64,
+    pub stall: f64,
+}
+
+/// One rank's state.
+#[derive(Clone, Debug, Default)]
+pub struct RankState {
+    current: usize,
+    samples: [Option<(Sample, u32)>; 2],
+    since_decision: u64,
+}
+
+impl RankState {
+    /// The mode (index into [`MODES`]) for a message of `bytes` in
+    /// `packets` packets and `flits` flits.
+    pub fn choose(&mut self, c: &AppAwareConfig, bytes: u64, packets: u64, flits: u64) -> usize {
+        self.since_decision += bytes;
+        if self.since_decision < c.threshold_bytes {
+            return HIGH_BIAS;
+        }
+        self.since_decision = 0;
+        let cur = self.current;
+        let Some((mine, _)) = self.samples[cur] else { return cur };
+        let other = 1 - cur;
+        let theirs = match self.samples[other] {
+            Some((s, age)) if age <= c.max_age => s,
+            _ => scaled(c, mine, cur),
+        };
+        let time = |s: Sample| (packets as f64 + 512.0) / 1024.0 * s.latency + flits as f64 * s.stall;
+        if time(theirs) < time(mine) {
+            self.current = other;
+        }
+        self.current
+    }
+
+    /// Records the counters of a message sent with `mode`.
+    pub fn observe(&mut self, mode: usize, sample: Sample) {
+        self.samples[mode] = Some((sample, 0));
+        if let Some((_, age)) = self.samples[1 - mode].as_mut() {
+            *age += 1;
+        }
+    }
+}
+
+/// The other mode's counters estimated from `s`, seen under `mode`.
+fn scaled(c: &AppAwareConfig, s: Sample, mode: usize) -> Sample {
+    if mode == ADAPTIVE {
+        Sample { latency: s.latency * c.latency_scale, stall: s.stall * c.stall_scale }
+    } else {
+        Sample { latency: s.latency / c.latency_scale, stall: s.stall / c.stall_scale }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c() -> AppAwareConfig {
+        AppAwareConfig::default()
+    }
+
+    #[test]
+    fn small_messages_go_with_high_bias_until_the_threshold() {
+        let mut r = RankState::default();
+        assert_eq!(r.choose(&c(), 1000, 1, 63), HIGH_BIAS);
+        assert_eq!(r.choose(&c(), 1000, 1, 63), HIGH_BIAS);
+        // 4 KiB reached: a decision, and with no sample yet the current mode (adaptive).
+        assert_eq!(r.choose(&c(), 3000, 1, 188), ADAPTIVE);
+    }
+
+    #[test]
+    fn few_flits_favour_the_lower_latency_many_favour_fewer_stalls() {
+        // Adaptive: L = 2000 ns, s = 1 ns/flit; high bias estimated 1600 ns, 2 ns/flit.
+        // Eq. 4: high bias pays off below (2000 - 1600) / (2 - 1) * (p + 512) / 1024 = ~200 flits.
+        let mut r = RankState::default();
+        r.observe(ADAPTIVE, Sample { latency: 2.0e6, stall: 1.0e3 });
+        assert_eq!(r.choose(&c(), 4096, 1, 128), HIGH_BIAS, "128 flits, under the ~200 of Eq. 4");
+        let mut r = RankState::default();
+        r.observe(ADAPTIVE, Sample { latency: 2.0e6, stall: 1.0e3 });
+        assert_eq!(r.choose(&c(), 1 << 20, 256, 65_536), ADAPTIVE, "a long message is bound by its stalls");
+    }
+
+    #[test]
+    fn fresh_samples_of_both_modes_beat_the_estimate_and_old_ones_expire() {
+        let mut r = RankState { current: HIGH_BIAS, ..Default::default() };
+        // High bias measured with far more stalls than the scaling factor assumes.
+        r.observe(ADAPTIVE, Sample { latency: 2.0e6, stall: 1.0e3 });
+        r.observe(HIGH_BIAS, Sample { latency: 1.9e6, stall: 50.0e3 });
+        assert_eq!(r.choose(&c(), 1 << 20, 256, 65_536), ADAPTIVE);
+        // After max_age high-bias samples, adaptive's sample is replaced by the estimate.
+        let mut r = RankState { current: HIGH_BIAS, ..Default::default() };
+        r.observe(ADAPTIVE, Sample { latency: 1.0e6, stall: 0.0 });
+        for _ in 0..=c().max_age {
+            r.observe(HIGH_BIAS, Sample { latency: 1.5e6, stall: 1.0e3 });
+        }
+        // Estimate for adaptive: 1.5e6 / 0.8 = 1.875e6 latency, 500 ps stall.
+        assert_eq!(r.choose(&c(), 4096, 1, 256), HIGH_BIAS);
+    }
+}

@@ -317,9 +317,11 @@ impl Simulation {
             let flits = wire.div_ceil(self.cfg.nic.flit_bytes.max(1) as u64);
             let packets = bytes.div_ceil(self.mtu as u64);
             let params = &self.mpi.params.as_ref().expect("jobs have parameters").app_aware;
-            let mode = self.mpi.app_aware[w.from as usize].choose(params, bytes, packets, flits);
+            let (mode, decided) = self.mpi.app_aware[w.from as usize].choose(params, bytes, packets, flits);
             alg = crate::mpi::app_aware::MODES[mode].code();
-            rec.app_mode = mode as u8;
+            if decided {
+                rec.app_mode = mode as u8;
+            }
             self.mpi.jobs[j].mode_messages[mode] += 1;
         }
         let flow = match self.mpi.free_flows.pop() {

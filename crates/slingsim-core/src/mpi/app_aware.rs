@@ -12,7 +12,8 @@
 //! which is Eqs. 3 and 4 and their dual. Messages are only weighed once
 //! `threshold_bytes` have gone out since the last decision; until then a
 //! message goes with high bias, which has the lower latency for small
-//! messages.
+//! messages, and its counters are not read (the paper's threshold exists
+//! to spare reading them), so only decided messages give samples.
 
 use serde::{Deserialize, Serialize};
 
@@ -75,13 +76,18 @@ pub struct RankState {
 
 impl RankState {
     /// The mode (index into [`MODES`]) for a message of `bytes` in
-    /// `packets` packets and `flits` flits.
-    pub fn choose(&mut self, c: &AppAwareConfig, bytes: u64, packets: u64, flits: u64) -> usize {
+    /// `packets` packets and `flits` flits, and whether the algorithm
+    /// decided it (then the message's counters are to be observed).
+    pub fn choose(&mut self, c: &AppAwareConfig, bytes: u64, packets: u64, flits: u64) -> (usize, bool) {
         self.since_decision += bytes;
         if self.since_decision < c.threshold_bytes {
-            return HIGH_BIAS;
+            return (HIGH_BIAS, false);
         }
         self.since_decision = 0;
+        (self.decide(c, packets, flits), true)
+    }
+
+    fn decide(&mut self, c: &AppAwareConfig, packets: u64, flits: u64) -> usize {
         let cur = self.current;
         let Some((mine, _)) = self.samples[cur] else { return cur };
         let other = 1 - cur;
@@ -125,10 +131,10 @@ mod tests {
     #[test]
     fn small_messages_go_with_high_bias_until_the_threshold() {
         let mut r = RankState::default();
-        assert_eq!(r.choose(&c(), 1000, 1, 63), HIGH_BIAS);
-        assert_eq!(r.choose(&c(), 1000, 1, 63), HIGH_BIAS);
+        assert_eq!(r.choose(&c(), 1000, 1, 63), (HIGH_BIAS, false));
+        assert_eq!(r.choose(&c(), 1000, 1, 63), (HIGH_BIAS, false));
         // 4 KiB reached: a decision, and with no sample yet the current mode (adaptive).
-        assert_eq!(r.choose(&c(), 3000, 1, 188), ADAPTIVE);
+        assert_eq!(r.choose(&c(), 3000, 1, 188), (ADAPTIVE, true));
     }
 
     #[test]
@@ -137,10 +143,10 @@ mod tests {
         // Eq. 4: high bias pays off below (2000 - 1600) / (2 - 1) * (p + 512) / 1024 = ~200 flits.
         let mut r = RankState::default();
         r.observe(ADAPTIVE, Sample { latency: 2.0e6, stall: 1.0e3 });
-        assert_eq!(r.choose(&c(), 4096, 1, 128), HIGH_BIAS, "128 flits, under the ~200 of Eq. 4");
+        assert_eq!(r.choose(&c(), 4096, 1, 128).0, HIGH_BIAS, "128 flits, under the ~200 of Eq. 4");
         let mut r = RankState::default();
         r.observe(ADAPTIVE, Sample { latency: 2.0e6, stall: 1.0e3 });
-        assert_eq!(r.choose(&c(), 1 << 20, 256, 65_536), ADAPTIVE, "a long message is bound by its stalls");
+        assert_eq!(r.choose(&c(), 1 << 20, 256, 65_536).0, ADAPTIVE, "a long message is bound by its stalls");
     }
 
     #[test]
@@ -149,7 +155,7 @@ mod tests {
         // High bias measured with far more stalls than the scaling factor assumes.
         r.observe(ADAPTIVE, Sample { latency: 2.0e6, stall: 1.0e3 });
         r.observe(HIGH_BIAS, Sample { latency: 1.9e6, stall: 50.0e3 });
-        assert_eq!(r.choose(&c(), 1 << 20, 256, 65_536), ADAPTIVE);
+        assert_eq!(r.choose(&c(), 1 << 20, 256, 65_536).0, ADAPTIVE);
         // After max_age high-bias samples, adaptive's sample is replaced by the estimate.
         let mut r = RankState { current: HIGH_BIAS, ..Default::default() };
         r.observe(ADAPTIVE, Sample { latency: 1.0e6, stall: 0.0 });
@@ -157,6 +163,6 @@ mod tests {
             r.observe(HIGH_BIAS, Sample { latency: 1.5e6, stall: 1.0e3 });
         }
         // Estimate for adaptive: 1.5e6 / 0.8 = 1.875e6 latency, 500 ps stall.
-        assert_eq!(r.choose(&c(), 4096, 1, 256), HIGH_BIAS);
+        assert_eq!(r.choose(&c(), 4096, 1, 256).0, HIGH_BIAS);
     }
 }

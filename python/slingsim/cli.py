@@ -355,6 +355,9 @@ EXPERIMENTS = {
     "shandy-applications": ("paper 000 Fig. 11, congestion impact on MILC, HPCG, LAMMPS and FFT proxies sharing all "
                             "1024 Shandy nodes with an incast or all-to-all aggressor, random placement",
                             "shandy_applications", "run_shandy_applications"),
+    "app-aware-routing": ("paper 004 Sec. 5, application-aware routing against ADAPTIVE and ADAPTIVE WITH HIGH BIAS "
+                          "on Aries (Crystal): ping-pong, allreduce, alltoall, halo3d", "app_aware_routing",
+                          "run_app_aware_routing"),
     "fitfly-rails": ("paper 003 Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
                      "fitfly_rails", "run_fitfly_rails"),
 }

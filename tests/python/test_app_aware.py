@@ -2,29 +2,25 @@
 ADAPTIVE WITH HIGH BIAS, which differ by message size, from the NIC counters alone."""
 from __future__ import annotations
 
-import pytest
-
-from slingsim.api import Simulation
-from slingsim.config import load_config
-from slingsim.experiments.node_distance import pingpong
-
-ITERATIONS = 10
+from slingsim.experiments.app_aware_routing import run_app_aware_routing, study_points
 
 
-def pingpong_time(nbytes, routing):
-    cfg = load_config("aries-crystal")
-    cfg["traffic"] = []
-    cfg["job"] = [{"name": "pp", "workload": "program", "program": pingpong(nbytes), "iterations": ITERATIONS,
-                   "nodes": {"list": [0, 500]}, "routing": routing}]  # two groups
-    job = Simulation(cfg).run().summary["jobs"]["pp"]
-    return job["iteration_ns"]["mean"], job["app_aware_messages"]
+def test_full_study_adds_collectives_on_both_groups():
+    quick, full = study_points(quick=True), study_points()
+    assert {l["routing"] for l, _ in full} == {"adaptive-0", "adaptive-3", "app-aware"}
+    assert len(full) - len(quick) == 3 * 3
+    for labels, cfg in full:
+        assert cfg["job"][0]["routing"] == labels["routing"]
 
 
-@pytest.mark.parametrize("nbytes", [1024, 1_048_576])
-def test_app_aware_matches_the_better_static_mode(nbytes):
-    adaptive, _ = pingpong_time(nbytes, "adaptive-0")
-    high_bias, _ = pingpong_time(nbytes, "adaptive-3")
-    aware, modes = pingpong_time(nbytes, "app-aware")
-    assert abs(adaptive - high_bias) > 0.1 * min(adaptive, high_bias), "the choice matters at this size"
-    assert aware < 1.05 * min(adaptive, high_bias)
-    assert modes["adaptive-0"] > 0 and modes["adaptive-3"] > 0
+def test_app_aware_follows_the_better_static_mode_on_ping_pong(tmp_path):
+    rows = run_app_aware_routing(tmp_path, quick=True, scheduler="sync").to_pylist()
+    at = {(r["workload"], r["routing"]): r for r in rows}
+    # The choice matters, both ways: high bias for small messages, adaptive for long ones.
+    assert at[("ping-pong two groups 1 KiB", "adaptive-3")]["speedup"] > 1.1
+    assert at[("ping-pong two groups 1024 KiB", "adaptive-3")]["speedup"] < 0.95
+    for r in rows:
+        if r["routing"] == "app-aware":
+            assert r["over_best_static"] < 1.05, r
+            assert 0.0 < r["high_bias_share"] < 1.0
+    assert (tmp_path / "app_aware_routing.png").is_file()

@@ -1,0 +1,122 @@
+"""Paper 004 Sec. 5: application-aware routing against Aries' static modes.
+
+Each workload runs three times on ``aries-crystal``: with ADAPTIVE
+(``adaptive-0``, the paper's baseline), with ADAPTIVE WITH HIGH BIAS
+(``adaptive-3``) and with ``app-aware`` routing, which picks one of the
+two per message from the NIC counters (docs/workloads.md). The paper's
+answer: neither static mode is best for every workload, size and
+allocation (small messages and messages between groups gain from high
+bias, large ones within a group from adaptive), and application-aware
+routing follows the better one. Times are the mean iteration; ``speedup``
+is the adaptive time over the row's.
+
+Workloads: ping-pong between two nodes of one group and of two groups
+(1 KiB, 64 KiB, 1 MiB), and on 64 nodes spread over both groups an 8 B
+allreduce, a 16 KiB alltoall and halo3d with 64 KiB faces. ``quick`` runs
+the ping-pongs only.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pyarrow as pa  # noqa: E402
+
+from ..config import Config, load_config  # noqa: E402
+from ..sweep import run_summaries  # noqa: E402
+from .node_distance import pingpong  # noqa: E402
+from .output import write_tables  # noqa: E402
+
+SYSTEM = "aries-crystal"
+ROUTINGS = ("adaptive-0", "adaptive-3", "app-aware")
+PAIRS = {"one group": [0, 100], "two groups": [0, 500]}
+"""Crystal: 384 nodes per group."""
+PINGPONG_SIZES = (1024, 65_536, 1_048_576)
+SPREAD_NODES = [n for g in (0, 384) for n in range(g, g + 32)]
+"""64 nodes, 32 in each group."""
+COLLECTIVES = {
+    # label: (workload, bytes, iterations, compute_ns)
+    "allreduce 8 B": ("allreduce", 8, 20, 0.0),
+    "alltoall 16 KiB": ("alltoall", 16_384, 2, 0.0),
+    "halo3d 64 KiB": ("halo3d", 65_536, 5, 0.0),
+}
+ITERATIONS = 20
+
+
+def workloads(quick: bool = False) -> List[Tuple[str, Dict[str, Any]]]:
+    """(label, job without routing) of every workload of the study."""
+    out = []
+    for pair, nodes in PAIRS.items():
+        for nbytes in PINGPONG_SIZES:
+            label = f"ping-pong {pair} {nbytes // 1024} KiB"
+            out.append((label, {"workload": "program", "program": pingpong(nbytes), "iterations": ITERATIONS,
+                                "nodes": {"list": nodes}}))
+    if not quick:
+        for label, (workload, nbytes, iterations, compute) in COLLECTIVES.items():
+            out.append((label, {"workload": workload, "bytes": nbytes, "iterations": iterations,
+                                "compute_ns": compute, "nodes": {"list": SPREAD_NODES}}))
+    return out
+
+
+def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
+    """Every (labels, config): each workload under each routing."""
+    points = []
+    for label, job in workloads(quick):
+        for routing in ROUTINGS:
+            cfg = load_config(SYSTEM)
+            cfg["traffic"] = []
+            cfg["job"] = [{"name": "app", **job, "routing": routing}]
+            points.append(({"workload": label, "routing": routing}, cfg))
+    return points
+
+
+def run_app_aware_routing(
+    out_dir: Union[str, Path] = "out/app-aware-routing",
+    quick: bool = False,
+    scheduler: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: bool = False,
+) -> pa.Table:
+    """Run the study; write ``app_aware_routing.parquet`` and ``app_aware_routing.png``; return the table."""
+    points = study_points(quick)
+    summaries = run_summaries([cfg for _, cfg in points], scheduler, workers, progress)
+    rows = []
+    for (labels, _), summary in zip(points, summaries):
+        job = summary["jobs"]["app"]
+        modes = job["app_aware_messages"] or {}
+        rows.append({**labels, "iteration_us": job["iteration_ns"]["mean"] / 1e3,
+                     "high_bias_share": modes["adaptive-3"] / max(1, sum(modes.values())) if modes else None})
+    base = {r["workload"]: r["iteration_us"] for r in rows if r["routing"] == "adaptive-0"}
+    best = {}
+    for r in rows:
+        r["speedup"] = base[r["workload"]] / r["iteration_us"]
+        if r["routing"] != "app-aware":
+            best[r["workload"]] = min(best.get(r["workload"], r["iteration_us"]), r["iteration_us"])
+    for r in rows:
+        r["over_best_static"] = r["iteration_us"] / best[r["workload"]]
+    out = write_tables(out_dir, app_aware_routing=rows)
+    plot(rows, out / "app_aware_routing.png")
+    return pa.Table.from_pylist(rows)
+
+
+def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
+    """Speedup over ADAPTIVE of each routing, grouped by workload."""
+    names = list(dict.fromkeys(r["workload"] for r in rows))
+    fig, ax = plt.subplots(figsize=(1.0 + 0.9 * len(names), 3.6))
+    width = 0.8 / len(ROUTINGS)
+    for k, routing in enumerate(ROUTINGS):
+        values = [next(r["speedup"] for r in rows if r["workload"] == n and r["routing"] == routing) for n in names]
+        ax.bar([i + (k - 1) * width for i in range(len(names))], values, width, label=routing)
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("speedup over adaptive-0")
+    ax.set_title("Aries (Crystal): static modes and application-aware routing", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import logging
 import os
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import pyarrow as pa
 
@@ -71,6 +71,17 @@ def run_summaries(
 ) -> List[Dict[str, Any]]:
     """Like :func:`run_many` but return only the summaries, which is all a sweep table needs."""
     return fan_out(simulate_summary, configs, scheduler, workers, progress)
+
+
+def run_labelled(
+    points: Sequence[Tuple[Dict[str, Any], Config]],
+    scheduler: Optional[str] = None,
+    workers: Optional[int] = None,
+    progress: bool = False,
+) -> List[Tuple[Dict[str, Any], Dict[str, Any]]]:
+    """Run every ``(labels, config)`` point of a study; return ``(labels, summary)`` pairs in input order."""
+    summaries = run_summaries([cfg for _, cfg in points], scheduler, workers, progress)
+    return [(labels, summary) for (labels, _), summary in zip(points, summaries)]
 
 
 def fan_out(

@@ -27,7 +27,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
-from ..sweep import run_summaries  # noqa: E402
+from ..sweep import run_labelled  # noqa: E402
 from .node_distance import pingpong  # noqa: E402
 from .output import write_tables  # noqa: E402
 
@@ -82,10 +82,8 @@ def run_app_aware_routing(
     progress: bool = False,
 ) -> pa.Table:
     """Run the study; write ``app_aware_routing.parquet`` and ``app_aware_routing.png``; return the table."""
-    points = study_points(quick)
-    summaries = run_summaries([cfg for _, cfg in points], scheduler, workers, progress)
     rows = []
-    for (labels, _), summary in zip(points, summaries):
+    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress):
         job = summary["jobs"]["app"]
         modes = job["app_aware_messages"] or {}
         rows.append({**labels, "iteration_us": job["iteration_ns"]["mean"] / 1e3,

@@ -30,7 +30,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
-from ..sweep import run_summaries  # noqa: E402
+from ..sweep import run_labelled  # noqa: E402
 from .output import write_tables  # noqa: E402
 
 SYSTEM = "slingshot-shandy"
@@ -121,10 +121,8 @@ def run_bisection_alltoall(
 ) -> pa.Table:
     """Run the study; write ``bisection_alltoall.parquet`` and ``bisection_alltoall.png``; return one row per
     test and size with TB/s and the fraction of the peak."""
-    points = study_points(quick)
-    summaries = run_summaries([cfg for _, cfg in points], scheduler, workers, progress)
     rows = []
-    for (labels, _), summary in zip(points, summaries):
+    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress):
         job = summary["jobs"][labels["test"]]
         mean_ns = job["iteration_ns"]["mean"] if job["iteration_ns"] else None
         tbps = moved_bytes(labels["test"], labels["nodes"], labels["bytes"]) / mean_ns / 1e3 if mean_ns else None

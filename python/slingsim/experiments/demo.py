@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from ..config import Config, load_config
 from ..plots import plot_load_curves
-from ..sweep import configs_at_loads, load_curve_row, run_summaries
+from ..sweep import configs_at_loads, load_curve_row, run_labelled
 from .output import write_tables
 
 PRESET = "slingshot-malbec"
@@ -64,10 +64,8 @@ def run_demo(
     progress: bool = False,
 ) -> pa.Table:
     """Run the study, write ``demo.parquet`` and ``latency_vs_load.png`` into ``out_dir``, return the table."""
-    points = demo_points(quick)
-    summaries = run_summaries([cfg for _, cfg in points], scheduler, workers, progress)
     rows = []
-    for (labels, _), summary in zip(points, summaries):
+    for labels, summary in run_labelled(demo_points(quick), scheduler, workers, progress):
         row = {"pattern": labels["pattern"], "routing": labels["routing"]}
         row.update(load_curve_row(labels["load"], summary))
         rows.append(row)

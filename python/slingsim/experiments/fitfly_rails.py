@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
-from ..sweep import run_summaries  # noqa: E402
+from ..sweep import run_labelled  # noqa: E402
 from .output import write_tables  # noqa: E402
 
 RAILS = (1, 2, 4, 8)
@@ -72,10 +72,8 @@ def run_fitfly_rails(
     progress: bool = False,
 ) -> pa.Table:
     """Run the study; write ``fitfly_rails.parquet`` and ``accepted_vs_offered.png``; return the table."""
-    points = study_points(quick)
-    summaries = run_summaries([cfg for _, cfg in points], scheduler, workers, progress)
     rows = []
-    for (labels, _), s in zip(points, summaries):
+    for labels, s in run_labelled(study_points(quick), scheduler, workers, progress):
         rails = labels["rails"]
         rows.append({
             **labels,

@@ -28,7 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
-from ..sweep import run_summaries  # noqa: E402
+from ..sweep import run_labelled  # noqa: E402
 from .output import write_tables  # noqa: E402
 
 SYSTEM = "slingshot-malbec"
@@ -89,10 +89,8 @@ def run_node_distance(
 ) -> pa.Table:
     """Run the study; write ``node_distance.parquet`` and ``node_distance.png``; return one row per distance and
     size with the half round trip (us) and bandwidth (Gb/s)."""
-    points = study_points(quick)
-    summaries = run_summaries([cfg for _, cfg in points], scheduler, workers, progress)
     merged: Dict[Tuple[str, int], Dict[str, Any]] = {}
-    for (labels, _), summary in zip(points, summaries):
+    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress):
         mean_ns = summary["jobs"]["pair"]["iteration_ns"]["mean"]
         row = merged.setdefault((labels["distance"], labels["bytes"]),
                                 {"distance": labels["distance"], "bytes": labels["bytes"]})

@@ -30,7 +30,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
-from ..sweep import run_summaries  # noqa: E402
+from ..sweep import run_labelled  # noqa: E402
 from .output import write_tables  # noqa: E402
 
 SYSTEMS = {"Slingshot": "slingshot-malbec", "Aries": "aries-crystal"}
@@ -85,10 +85,8 @@ def run_tailbench(
     progress: bool = False,
 ) -> pa.Table:
     """Run the study; write ``tailbench.parquet`` and ``tailbench.png``; return the table (latencies in us)."""
-    points = study_points(quick)
-    summaries = run_summaries([cfg for _, cfg in points], scheduler, workers, progress)
     rows = []
-    for (labels, _), summary in zip(points, summaries):
+    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress):
         timed = summary["jobs"]["victim"]["timed_ns"] or {}
         rows.append({**labels, "requests": timed.get("count", 0),
                      **{f"{k}_us": timed[k] / 1e3 if k in timed else None for k in ("mean", "p50", "p95", "p99")},

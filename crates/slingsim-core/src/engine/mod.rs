@@ -137,8 +137,8 @@ pub(crate) struct Message {
     pub class: u8,
 }
 
-/// A job's `routing` value for application-aware routing (paper 004).
-pub const APP_AWARE: &str = "app-aware";
+/// Added to an unknown job routing's error: jobs also take application-aware routing.
+const APP_AWARE_HINT: &str = " (or \"app-aware\" for an MPI job)";
 
 /// One fixed-size flow, its completion and its NIC counters.
 #[derive(Clone, Copy, Debug)]
@@ -369,39 +369,34 @@ impl Simulation {
         let frame = Frame::parse(&cfg.nic.frame)?;
         let (topo, net) = Topology::build(&cfg)?;
         let classes = crate::qos::build_classes(&cfg)?;
+        // A source's or job's own mode, else its class's, else the global one.
+        let resolve = |field: String, class: Option<&str>, dscp: Option<u32>, own: Option<Algorithm>| -> Result<(Algorithm, u8)> {
+            let class = crate::qos::resolve_class(&classes, &field, class, dscp)?;
+            let c = &classes[class as usize];
+            let mode = c.mode(own, c.routing.unwrap_or(alg)).map_err(|m| ConfigError::new(format!("{field}.routing"), m))?;
+            Ok((mode, class))
+        };
+        let parse_own = |field: &str, name: &Option<String>, hint: &str| -> Result<Option<Algorithm>> {
+            name.as_deref().map(|n| Algorithm::parse(n).map_err(|e| ConfigError::new(format!("{field}.routing"), format!("{}{hint}", e.message)))).transpose()
+        };
         let mut source_alg = Vec::with_capacity(cfg.traffic.len());
         let mut source_class = Vec::with_capacity(cfg.traffic.len());
         for (i, t) in cfg.traffic.iter().enumerate() {
             let field = format!("traffic[{i}]");
-            let class = crate::qos::resolve_class(&classes, &field, t.class.as_deref(), t.dscp)?;
-            source_class.push(class);
-            let own = match &t.routing {
-                None => None,
-                Some(name) => Some(Algorithm::parse(name).map_err(|e| ConfigError::new(format!("{field}.routing"), e.message))?),
-            };
-            let c = &classes[class as usize];
-            // A job's own mode, else its class's, else the global one.
-            let mode = c.mode(own, c.routing.unwrap_or(alg)).map_err(|m| ConfigError::new(format!("{field}.routing"), m))?;
+            let own = parse_own(&field, &t.routing, "")?;
+            let (mode, class) = resolve(field, t.class.as_deref(), t.dscp, own)?;
             source_alg.push(mode);
+            source_class.push(class);
         }
         let mut job_modes = Vec::with_capacity(cfg.job.len());
         let mut app_aware = Vec::with_capacity(cfg.job.len());
         for (i, j) in cfg.job.iter().enumerate() {
             let field = format!("job[{i}]");
-            let class = crate::qos::resolve_class(&classes, &field, j.class.as_deref(), j.dscp)?;
             // "app-aware": paper 004's per-message choice between its two
             // modes (mpi/app_aware.rs); the job starts on the first.
-            let aware = j.routing.as_deref() == Some(APP_AWARE);
-            let own = match &j.routing {
-                None => None,
-                Some(_) if aware => Some(crate::mpi::app_aware::MODES[0]),
-                Some(name) => Some(Algorithm::parse(name).map_err(|e| {
-                    ConfigError::new(format!("{field}.routing"), format!("{} (or {APP_AWARE:?} for an MPI job)", e.message))
-                })?),
-            };
-            let c = &classes[class as usize];
-            let mode = c.mode(own, c.routing.unwrap_or(alg)).map_err(|m| ConfigError::new(format!("{field}.routing"), m))?;
-            job_modes.push((mode, class));
+            let aware = j.routing.as_deref() == Some(crate::mpi::app_aware::ROUTING_NAME);
+            let own = if aware { Some(crate::mpi::app_aware::MODES[0]) } else { parse_own(&field, &j.routing, APP_AWARE_HINT)? };
+            job_modes.push(resolve(field, j.class.as_deref(), j.dscp, own)?);
             app_aware.push(aware);
         }
         let aware_modes: &[Algorithm] = if app_aware.contains(&true) { &crate::mpi::app_aware::MODES } else { &[] };

@@ -100,19 +100,19 @@ impl Simulation {
 
     fn mpi_execute(&mut self, g: u32, op: Op) {
         let now = self.now;
-        let p = self.mpi.p().clone();
+        let send_overhead = self.mpi.p().send_overhead;
         match op {
             Op::Compute { ns } => {
                 self.mpi.ranks[g as usize].ready_at = now + ns_to_ps(ns);
             }
             Op::Isend { comm, peer, tag, bytes, req } => {
-                let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, now + p.send_overhead);
+                let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, now + send_overhead);
                 self.mpi_bind(g, req, slot);
-                self.mpi.ranks[g as usize].ready_at = now + p.send_overhead;
+                self.mpi.ranks[g as usize].ready_at = now + send_overhead;
             }
             Op::Send { comm, peer, tag, bytes } => {
-                let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, now + p.send_overhead);
-                self.mpi.ranks[g as usize].ready_at = now + p.send_overhead;
+                let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, now + send_overhead);
+                self.mpi.ranks[g as usize].ready_at = now + send_overhead;
                 self.mpi_block_on(g, vec![slot]);
             }
             Op::Irecv { comm, peer, tag, req, .. } => {
@@ -146,9 +146,9 @@ impl Simulation {
             }
             Op::Put { comm, peer, bytes, req } | Op::Get { comm, peer, bytes, req } => {
                 let get = matches!(op, Op::Get { .. });
-                let slot = self.mpi_one_sided(g, comm, peer, bytes, get, now + p.send_overhead);
+                let slot = self.mpi_one_sided(g, comm, peer, bytes, get, now + send_overhead);
                 self.mpi_bind(g, req, slot);
-                self.mpi.ranks[g as usize].ready_at = now + p.send_overhead;
+                self.mpi.ranks[g as usize].ready_at = now + send_overhead;
             }
             Op::IterationEnd => {
                 let r = &mut self.mpi.ranks[g as usize];
@@ -486,13 +486,13 @@ impl Simulation {
     /// Runs the next round of collective `c` of rank `g` (the first when
     /// none has started), or completes it.
     fn mpi_next_round(&mut self, g: u32, c: u32) {
+        let (send_overhead, reduce_ps_per_byte) = (self.mpi.p().send_overhead, self.mpi.p().reduce_ps_per_byte);
         loop {
-            let p = self.mpi.p().clone();
             let r = &mut self.mpi.ranks[g as usize];
             let run = &mut r.colls[c as usize];
             if run.started {
                 let done = &run.rounds[run.round];
-                run.ready += (done.reduce_bytes as f64 * p.reduce_ps_per_byte).round() as Ps;
+                run.ready += (done.reduce_bytes as f64 * reduce_ps_per_byte).round() as Ps;
                 run.round += 1;
             }
             run.started = true;
@@ -502,17 +502,19 @@ impl Simulation {
                 self.mpi_complete(g, req, at);
                 return;
             }
-            let round = run.rounds[run.round].clone();
+            // Each round runs once: its peer lists are taken, not copied.
+            let round = &mut run.rounds[run.round];
+            let (sends, recvs) = (std::mem::take(&mut round.sends), std::mem::take(&mut round.recvs));
             let (comm, tag, start) = (run.comm, run.tag, run.ready.max(self.now));
-            run.pending = (round.sends.len() + round.recvs.len()) as u32;
+            run.pending = (sends.len() + recvs.len()) as u32;
             if run.pending == 0 {
                 continue;
             }
-            for &(peer, _) in &round.recvs {
+            for &(peer, _) in &recvs {
                 self.mpi_post_recv(g, comm, peer as i32, tag, Context::Collective, Owner::Collective(c), false);
             }
-            for (i, &(peer, bytes)) in round.sends.iter().enumerate() {
-                let at = start + (i as u64 + 1) * p.send_overhead;
+            for (i, &(peer, bytes)) in sends.iter().enumerate() {
+                let at = start + (i as u64 + 1) * send_overhead;
                 self.mpi_post_send(g, comm, peer as i32, tag, Context::Collective, bytes, Owner::Collective(c), at);
             }
             return;

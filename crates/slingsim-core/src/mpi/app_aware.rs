@@ -20,6 +20,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ConfigError, Result};
 use crate::routing::Algorithm;
 
+/// A job's `routing` value that selects it.
+pub const ROUTING_NAME: &str = "app-aware";
+
 /// The two modes the algorithm chooses between.
 pub const MODES: [Algorithm; 2] = [Algorithm::Adaptive(0), Algorithm::Adaptive(3)];
 const ADAPTIVE: usize = 0;

@@ -129,12 +129,10 @@ fn scale_compute(mut p: Program, scale: f64) -> Program {
     p
 }
 
-/// The run-time state of planned jobs: `source`, `alg` and `class` of each
-/// (its traffic source, routing mode code and traffic class).
-/// `stop_after` names the job whose end ends the run (`sim.stop_after_job`).
 /// The run-time state of the planned jobs; `routing` gives each job's
-/// traffic source, routing mode, class and whether it routes per message
-/// by application-aware routing.
+/// traffic source, routing mode code, class and whether it routes per
+/// message by application-aware routing; `stop_after` names the job whose
+/// end ends the run (`sim.stop_after_job`).
 pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8, bool)], params: Params, stop_after: Option<&str>) -> Result<Runtime> {
     let mut rt = Runtime { params: Some(params), ..Default::default() };
     if let Some(name) = stop_after {

@@ -145,8 +145,8 @@ pub fn schedule(kind: Collective, alg: Algorithm, p: u32, r: u32, bytes: u64, ro
             }
             _ => binomial_bcast(p, r, root, bytes),
         },
-        Collective::Reduce => binomial_reduce(p, r, root, bytes, |_| bytes, true),
-        Collective::Gather => binomial_reduce(p, r, root, bytes, |subtree| subtree as u64 * bytes, false),
+        Collective::Reduce => binomial_reduce(p, r, root, |_| bytes, true),
+        Collective::Gather => binomial_reduce(p, r, root, |subtree| subtree as u64 * bytes, false),
         Collective::Scatter => binomial_scatter(p, r, root, bytes),
         Collective::Allgather => match alg {
             Algorithm::RecursiveDoubling if p.is_power_of_two() => recursive_doubling_allgather(p, r, bytes),
@@ -259,7 +259,7 @@ fn ring_allreduce(p: u32, r: u32, bytes: u64) -> Vec<Round> {
     let chunk = bytes.div_ceil(p as u64);
     let (next, prev) = ((r + 1) % p, (r + p - 1) % p);
     let mut out: Vec<Round> = (1..p).map(|_| Round { sends: vec![(next, chunk)], recvs: vec![(prev, chunk)], reduce_bytes: chunk }).collect();
-    out.extend((1..p).map(|_| Round { sends: vec![(next, chunk)], recvs: vec![(prev, chunk)], reduce_bytes: 0 }));
+    out.extend(ring_allgather(p, r, chunk));
     out
 }
 
@@ -269,7 +269,8 @@ fn bruck(p: u32, r: u32, bytes: u64) -> Vec<Round> {
     let mut out = Vec::new();
     let mut k = 1;
     while k < p {
-        let blocks = (0..p).filter(|i| i & k != 0).count() as u64;
+        // Indices below p with bit k set: k per full period of 2k, plus the tail's.
+        let blocks = ((p / (2 * k)) * k + (p % (2 * k)).saturating_sub(k)) as u64;
         out.push(Round { sends: vec![((r + k) % p, blocks * bytes)], recvs: vec![((r + p - k) % p, blocks * bytes)], reduce_bytes: 0 });
         k <<= 1;
     }
@@ -327,7 +328,7 @@ fn binomial_down(p: u32, r: u32, root: u32, size: impl Fn(u32) -> u64) -> Vec<Ro
 
 /// Binomial reduce (or gather) toward `root`: receive from each child in
 /// turn (`size(subtree)` bytes), then send to the parent.
-fn binomial_reduce(p: u32, r: u32, root: u32, bytes: u64, size: impl Fn(u32) -> u64, reduce: bool) -> Vec<Round> {
+fn binomial_reduce(p: u32, r: u32, root: u32, size: impl Fn(u32) -> u64, reduce: bool) -> Vec<Round> {
     let rr = (r + p - root) % p;
     let abs = |x: u32| (x + root) % p;
     let mut out = Vec::new();
@@ -346,7 +347,6 @@ fn binomial_reduce(p: u32, r: u32, root: u32, bytes: u64, size: impl Fn(u32) -> 
         }
         mask <<= 1;
     }
-    let _ = bytes;
     out
 }
 

@@ -73,7 +73,8 @@ impl Params {
 
     /// Algorithm configured for `kind`.
     pub fn algorithm(&self, kind: Collective) -> Algorithm {
-        self.algorithms[Collective::ALL.iter().position(|&k| k == kind).expect("every kind listed")]
+        // `Collective::ALL` lists the kinds in declaration order.
+        self.algorithms[kind as usize]
     }
 }
 

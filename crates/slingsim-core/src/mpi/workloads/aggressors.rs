@@ -16,10 +16,7 @@ pub fn incast(spec: &Spec) -> Result<Program> {
     let n = spec.ranks;
     let target = spec.param_u32("target", 0)?;
     spec.check_rank("target", target)?;
-    let put = match spec.params.get("put") {
-        None => true,
-        Some(v) => v.as_bool().ok_or_else(|| crate::error::ConfigError::new(format!("{}.params.put", spec.field), "must be true (MPI_Put, paper 000) or false (two-sided)"))?,
-    };
+    let put = spec.param_bool("put", true)?; // MPI_Put as paper 000, or two-sided
     let per = spec.burst_messages.max(1);
     let mut p = Program::new(n);
     for (r, ops) in p.ops.iter_mut().enumerate() {

@@ -23,7 +23,7 @@ pub fn params(json: serde_json::Value) -> Params {
 
 /// The spec a test generates a workload from: one rank per node, no bursts.
 pub fn spec(params: &Params, ranks: u32, bytes: u64, iterations: u32, compute_ns: f64, seed: u64) -> Spec<'_> {
-    Spec { field: "job[0]".into(), ranks, ppn: 1, bytes, iterations, compute_ns, burst_messages: 0, burst_gap_ns: 0.0, params, seed }
+    Spec { field: "job[0]".into(), ranks, bytes, iterations, compute_ns, burst_messages: 0, burst_gap_ns: 0.0, params, seed }
 }
 
 /// Where a point-to-point message travels: communicator, source and

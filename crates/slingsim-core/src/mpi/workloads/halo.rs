@@ -151,14 +151,6 @@ pub(super) fn exchange(ops: &mut Vec<Op>, grid: &Grid, r: u32, offsets: &[Vec<i3
     }
 }
 
-/// A boolean parameter of `params`, or its default.
-pub(super) fn param_bool(spec: &Spec, key: &str, default: bool) -> Result<bool> {
-    match spec.params.get(key) {
-        None => Ok(default),
-        Some(v) => v.as_bool().ok_or_else(|| ConfigError::new(format!("{}.params.{key}", spec.field), "must be true or false")),
-    }
-}
-
 /// The process grid of a workload: dimensions named `keys` in `params`
 /// where given, the others chosen as balanced as possible.
 pub(super) fn grid_from_params(spec: &Spec, keys: &[&str], periodic: bool) -> Result<Grid> {
@@ -181,7 +173,7 @@ pub(super) fn grid_from_params(spec: &Spec, keys: &[&str], periodic: bool) -> Re
 /// Ember halo3d: face exchange with the 6 neighbours of a 3D grid
 /// (params px, py, pz; `periodic`, default false), then `compute_ns`.
 pub fn halo3d(spec: &Spec) -> Result<Program> {
-    let periodic = param_bool(spec, "periodic", false)?;
+    let periodic = spec.param_bool("periodic", false)?;
     let grid = grid_from_params(spec, &["px", "py", "pz"], periodic)?;
     let faces = grid.faces();
     let mut p = Program::new(spec.ranks);

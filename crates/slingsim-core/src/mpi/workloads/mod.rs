@@ -18,7 +18,6 @@ use crate::mpi::op::{Collective, Program};
 pub struct Spec<'a> {
     pub field: String,
     pub ranks: u32,
-    pub ppn: u32,
     pub bytes: u64,
     pub iterations: u32,
     pub compute_ns: f64,
@@ -34,6 +33,14 @@ impl Spec<'_> {
         match self.params.get(key) {
             None => Ok(default),
             Some(v) => v.as_u64().filter(|&x| x <= u32::MAX as u64).map(|x| x as u32).ok_or_else(|| ConfigError::new(format!("{}.params.{key}", self.field), "must be a non-negative integer")),
+        }
+    }
+
+    /// A true/false parameter of `params`, or its default.
+    pub fn param_bool(&self, key: &str, default: bool) -> Result<bool> {
+        match self.params.get(key) {
+            None => Ok(default),
+            Some(v) => v.as_bool().ok_or_else(|| ConfigError::new(format!("{}.params.{key}", self.field), "must be true or false")),
         }
     }
 
@@ -108,7 +115,6 @@ pub fn generate(field: &str, job: &JobConfig, ranks: u32, seed: u64) -> Result<P
     let spec = Spec {
         field: field.to_string(),
         ranks,
-        ppn: job.ppn,
         bytes: job.bytes,
         iterations,
         compute_ns: job.compute_ns,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
+from . import jobs
 from .config import Config, ConfigError, resolve
 
 VICTIMS = (
@@ -50,7 +51,8 @@ def gpcnet_configs(
     seed: Optional[int] = None,
     warmup_ns: float = WARMUP_NS,
 ) -> List[Dict[str, Any]]:
-    """One ``{name, workload, kind, unit, isolated, congested}`` entry per victim test, the two configs ready to run."""
+    """One ``{name, workload, kind, unit, nodes, isolated, congested}`` entry per victim test, the two configs
+    ready to run (``nodes``: the nodes the suite uses)."""
     base = resolve(system, overrides, seed=seed)
     base.pop("traffic", None)
     base.pop("job", None)
@@ -79,7 +81,7 @@ def gpcnet_configs(
                    for c in congestors]
         isolated = dict(base, job=[victim])
         congested = dict(base, job=[victim, *loaders])
-        out.append({"name": name, "workload": workload, "kind": kind, "unit": unit,
+        out.append({"name": name, "workload": workload, "kind": kind, "unit": unit, "nodes": nodes,
                     "isolated": isolated, "congested": congested})
     return out
 
@@ -120,20 +122,18 @@ def run_gpcnet(
     for i, t in enumerate(tests):
         iso_s, con_s = summaries[2 * i], summaries[2 * i + 1]
         iso, con = _figures(iso_s, t["kind"]), _figures(con_s, t["kind"])
-        if t["kind"] == "latency":
-            impact = {q: con[q] / iso[q] for q in ("mean", "p99")}
-        else:
-            impact = {q: iso[q] / con[q] for q in ("mean", "p99")}
+        # Congested time over isolated time: for a bandwidth (bytes per time)
+        # that is isolated over congested bandwidth, as GPCNeT reports it.
+        impact = jobs.impact(iso_s, con_s, "victim")
         rows.append({
             "name": t["name"], "unit": t["unit"], "isolated": iso, "congested": con,
-            "impact_mean": impact["mean"], "impact_p99": impact["p99"],
+            "impact_mean": impact["timed_impact_mean"], "impact_p99": impact["timed_impact_p99"],
             "messages_per_iteration": con_s["jobs"]["victim"]["messages"] / iterations,
             "wall_s": iso_s["wall_s"] + con_s["wall_s"],
         })
-    first = tests[0]["congested"]
     return {
         "system": system if isinstance(system, str) else "config",
-        "nodes": nodes if nodes is not None else system_nodes(first),
+        "nodes": tests[0]["nodes"],
         "ppn": ppn,
         "iterations": iterations,
         "congestors": list(congestors),

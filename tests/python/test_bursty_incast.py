@@ -4,26 +4,26 @@ from __future__ import annotations
 
 import copy
 
-from slingsim.experiments.bursty_incast import plot, study_points, with_aggressor
+from slingsim.experiments.bursty_incast import base, plot, study_points, with_aggressor
 from slingsim.experiments.congestion_heatmap import impact_of
 from slingsim.sweep import run_summaries
 
 
 def test_grid_has_a_persistent_row_and_every_burst_and_gap():
-    iso, points = study_points(quick=True)
-    assert [j["name"] for j in iso["job"]] == ["victim"]
+    points = study_points(quick=True)
+    assert all([j["name"] for j in iso["job"]] == ["victim"] for _, iso, _ in points)
     labels = [p[0] for p in points]
     assert {(l["aggressor_bytes"], l["burst_messages"]) for l in labels if l["burst_gap_ns"] is None} == {
         (1024, 0), (131_072, 0)}
     assert len(labels) == 2 * (1 + 2 * 2)
-    for l, con in points:
+    for l, _, con in points:
         aggressor = con["job"][1]
         assert aggressor["workload"] == "incast" and aggressor["repeat"]
         assert aggressor["burst_messages"] == l["burst_messages"]
 
 
 def test_bursts_barely_touch_the_victim_with_slingshot_but_not_without(tmp_path):
-    iso, _ = study_points(quick=True)
+    iso = base()
     iso["job"][0]["iterations"] = 20
     bursty = with_aggressor(iso, 1024, 100, 1000.0)
     unprotected_iso = copy.deepcopy(iso)

@@ -2,13 +2,14 @@
 each a full Fig. 9 study; the engine runs of those studies are exercised by test_congestion_heatmap."""
 from __future__ import annotations
 
-from slingsim.experiments.congestion_distribution import AGGRESSOR_PPN, cases, group_pool, summarise
+from slingsim.experiments.congestion_distribution import AGGRESSOR_PPN, cases, summarise
 from slingsim.experiments.congestion_heatmap import split_pool
+from slingsim.experiments.placement import group_pool
 
 
 def test_pools_take_64_nodes_from_each_of_two_groups():
-    assert group_pool("slingshot-malbec") == list(range(64)) + list(range(128, 192))
-    assert group_pool("aries-crystal") == list(range(64)) + list(range(384, 448))
+    assert group_pool("slingshot-malbec", 2, 64) == list(range(64)) + list(range(128, 192))
+    assert group_pool("aries-crystal", 2, 64) == list(range(64)) + list(range(384, 448))
 
 
 def test_split_pool_places_the_victim_as_fig_7_does():

@@ -28,15 +28,15 @@ import pyarrow as pa  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
-from .node_distance import pingpong  # noqa: E402
 from .output import write_tables  # noqa: E402
+from .placement import group_pool  # noqa: E402
 
 SYSTEM = "aries-crystal"
 ROUTINGS = ("adaptive-0", "adaptive-3", "app-aware")
 PAIRS = {"one group": [0, 100], "two groups": [0, 500]}
 """Crystal: 384 nodes per group."""
 PINGPONG_SIZES = (1024, 65_536, 1_048_576)
-SPREAD_NODES = [n for g in (0, 384) for n in range(g, g + 32)]
+SPREAD_NODES = group_pool(SYSTEM, 2, 32)
 """64 nodes, 32 in each group."""
 COLLECTIVES = {
     # label: (workload, bytes, iterations, compute_ns)
@@ -53,7 +53,7 @@ def workloads(quick: bool = False) -> List[Tuple[str, Dict[str, Any]]]:
     for pair, nodes in PAIRS.items():
         for nbytes in PINGPONG_SIZES:
             label = f"ping-pong {pair} {nbytes // 1024} KiB"
-            out.append((label, {"workload": "program", "program": pingpong(nbytes), "iterations": ITERATIONS,
+            out.append((label, {"workload": "pingpong", "bytes": nbytes, "iterations": ITERATIONS,
                                 "nodes": {"list": nodes}}))
     if not quick:
         for label, (workload, nbytes, iterations, compute) in COLLECTIVES.items():

@@ -32,6 +32,7 @@ import pyarrow as pa  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
 from .output import write_tables  # noqa: E402
+from .placement import group_pool  # noqa: E402
 
 SYSTEM = "slingshot-shandy"
 NODES = 1024
@@ -74,10 +75,10 @@ def bisection_program(ranks: int, nbytes: int) -> Dict[str, Any]:
 
 
 def node_list(quick: bool) -> List[int]:
-    """All nodes, or for ``quick`` the first 32 of every group (Shandy: 128 nodes per group)."""
+    """All nodes, or for ``quick`` the first 32 of every group."""
     if not quick:
         return list(range(NODES))
-    return [g * 128 + i for g in range(8) for i in range(QUICK_NODES // 8)]
+    return group_pool(SYSTEM, 8, QUICK_NODES // 8)
 
 
 def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
@@ -122,12 +123,13 @@ def run_bisection_alltoall(
     """Run the study; write ``bisection_alltoall.parquet`` and ``bisection_alltoall.png``; return one row per
     test and size with TB/s and the fraction of the peak."""
     rows = []
+    injection = injection_tbytes_per_s(len(node_list(quick)))
     for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress):
         job = summary["jobs"][labels["test"]]
         mean_ns = job["iteration_ns"]["mean"] if job["iteration_ns"] else None
         tbps = moved_bytes(labels["test"], labels["nodes"], labels["bytes"]) / mean_ns / 1e3 if mean_ns else None
         peak = min(BISECTION_PEAK_TBPS if labels["test"] == "bisection" else ALLTOALL_PEAK_TBPS,
-                   injection_tbytes_per_s(labels["nodes"]))
+                   injection)
         rows.append({**labels, "iteration_us": mean_ns / 1e3 if mean_ns else None, "tbytes_per_s": tbps,
                      "peak_tbytes_per_s": peak, "fraction_of_peak": tbps / peak if tbps else None,
                      "bytes_lost": summary.get("bytes_lost", 0)})

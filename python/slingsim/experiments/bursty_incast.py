@@ -25,9 +25,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
-from ..sweep import run_summaries  # noqa: E402
 from .output import write_tables  # noqa: E402
-from .congestion_heatmap import impact_row  # noqa: E402
+from .congestion_heatmap import run_points  # noqa: E402
 
 SYSTEM = "slingshot-malbec"
 SIZES = (8, 1024, 16_384, 131_072)
@@ -61,19 +60,14 @@ def with_aggressor(iso: Config, nbytes: int, burst: int, gap_ns: float) -> Confi
     return con
 
 
-def study_points(quick: bool = False) -> Tuple[Config, List[Tuple[Dict[str, Any], Config]]]:
-    """The isolated config and every (labels, congested config) of the study."""
+def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config, Config]]:
+    """Every (labels, isolated config, congested config) of the study; one isolated config for all."""
     sizes, bursts, gaps = (QUICK_SIZES, QUICK_BURSTS, QUICK_GAPS_NS) if quick else (SIZES, BURSTS, GAPS_NS)
     iso = base()
-    points = []
-    for nbytes in sizes:
-        points.append(({"aggressor_bytes": nbytes, "burst_messages": 0, "burst_gap_ns": None},
-                       with_aggressor(iso, nbytes, 0, 0.0)))
-        for burst in bursts:
-            for gap in gaps:
-                points.append(({"aggressor_bytes": nbytes, "burst_messages": burst, "burst_gap_ns": float(gap)},
-                               with_aggressor(iso, nbytes, burst, float(gap))))
-    return iso, points
+    settings = [(0, None)] + [(burst, float(gap)) for burst in bursts for gap in gaps]  # 0: persistent
+    return [({"aggressor_bytes": nbytes, "burst_messages": burst, "burst_gap_ns": gap}, iso,
+             with_aggressor(iso, nbytes, burst, gap or 0.0))
+            for nbytes in sizes for burst, gap in settings]
 
 
 def run_bursty_incast(
@@ -84,12 +78,7 @@ def run_bursty_incast(
     progress: bool = False,
 ) -> pa.Table:
     """Run the study; write ``bursty_incast.parquet`` and ``bursty_incast.png``; return the table."""
-    iso, points = study_points(quick)
-    summaries = run_summaries([iso] + [con for _, con in points], scheduler, workers, progress)
-    iso_s = summaries[0]
-    rows = []
-    for (labels, _), con_s in zip(points, summaries[1:]):
-        rows.append({**labels, **impact_row(iso_s, con_s)})
+    rows = run_points(study_points(quick), scheduler, workers, progress)
     table = pa.Table.from_pylist(rows)
     out = write_tables(out_dir, bursty_incast=rows)
     plot(rows, out / "bursty_incast.png")

@@ -27,24 +27,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
-from ..config import load_config  # noqa: E402
 from .congestion_heatmap import SYSTEMS, run_points, study_points  # noqa: E402
 from .output import write_tables  # noqa: E402
+from .placement import group_pool  # noqa: E402
 
 PLACEMENTS = ("linear", "interleaved", "random")
 AGGRESSOR_PPN = 4
 SMALL_GROUP_NODES = 64
 """Fig. 10 (C): nodes taken from each of two groups."""
-
-
-def group_pool(preset: str, groups: int = 2, per_group: int = SMALL_GROUP_NODES) -> List[int]:
-    """The first ``per_group`` nodes of each of the first ``groups`` groups of a dragonfly or Aries preset."""
-    topo = load_config(preset)["topology"]
-    if topo["kind"] == "aries":
-        group_size = topo["rows"] * topo["columns"] * topo["endpoints_per_switch"]
-    else:
-        group_size = topo["switches_per_group"] * topo["endpoints_per_switch"]
-    return [g * group_size + i for g in range(groups) for i in range(per_group)]
 
 
 def cases(quick: bool = False) -> List[Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], Any, Any]]]]:
@@ -56,7 +46,7 @@ def cases(quick: bool = False) -> List[Tuple[Dict[str, Any], List[Tuple[Dict[str
     for placement in PLACEMENTS:
         out.append(({"panel": f"B: aggressor PPN {AGGRESSOR_PPN}", "case": placement},
                     study_points(quick, placement=placement, aggressor_ppn=AGGRESSOR_PPN)))
-    pools = {system: group_pool(preset) for system, preset in SYSTEMS.items()}
+    pools = {system: group_pool(preset, 2, SMALL_GROUP_NODES) for system, preset in SYSTEMS.items()}
     out.append(({"panel": f"C: {2 * SMALL_GROUP_NODES} nodes", "case": "linear"},
                 study_points(quick, pools=pools)))
     return out

@@ -69,17 +69,15 @@ def base(preset: str) -> Config:
     """A system preset with its synthetic traffic removed."""
     cfg = load_config(preset)
     cfg["traffic"] = []
-    cfg["sim"]["max_time_ns"] = MAX_TIME_NS
     return cfg
 
 
-def victim_job(label: str, count: int, ppn: int = 1, placement: str = "linear",
-               start_ns: float = START_NS) -> Dict[str, Any]:
+def victim_job(label: str, count: int, placement: str = "linear", start_ns: float = START_NS) -> Dict[str, Any]:
     workload, nbytes, iterations, compute = VICTIMS[label]
     if workload == "pingpong" and count % 2:
         count -= 1
     return {"name": "victim", "workload": workload, "bytes": nbytes, "iterations": iterations,
-            "compute_ns": compute, "nodes": {"count": count}, "ppn": ppn, "placement": placement, "start_ns": start_ns}
+            "compute_ns": compute, "nodes": {"count": count}, "placement": placement, "start_ns": start_ns}
 
 
 def split_pool(pool: List[int], count: int, placement: str, seed: int = 0) -> Tuple[List[int], List[int]]:

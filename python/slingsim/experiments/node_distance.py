@@ -42,16 +42,6 @@ WINDOW = 16
 ITERATIONS = 5
 
 
-def pingpong(nbytes: int) -> Dict[str, Any]:
-    """Rank 0 sends ``nbytes`` to rank 1, which sends them back."""
-    there = {"comm": 0, "peer": 1, "tag": 0, "bytes": nbytes}
-    back = {"comm": 0, "peer": 0, "tag": 0, "bytes": nbytes}
-    return {"ranks": 2, "comms": [[0, 1]], "ops": [
-        [{"op": "send", **there}, {"op": "recv", **there}, {"op": "iteration_end"}],
-        [{"op": "recv", **back}, {"op": "send", **back}, {"op": "iteration_end"}],
-    ]}
-
-
 def window(nbytes: int) -> Dict[str, Any]:
     """Rank 0 sends ``WINDOW`` messages of ``nbytes`` at once; rank 1 acknowledges them with 8 B."""
     sends = [{"op": "isend", "comm": 0, "peer": 1, "tag": 0, "bytes": nbytes, "req": i} for i in range(WINDOW)]
@@ -70,12 +60,14 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
     points = []
     for distance, nodes in DISTANCES.items():
         for nbytes in QUICK_SIZES if quick else SIZES:
-            for test, program in (("latency", pingpong(nbytes)), ("bandwidth", window(nbytes))):
+            # The ping-pong workload of two ranks; the window as an inline program.
+            tests = (("latency", {"workload": "pingpong", "bytes": nbytes}),
+                     ("bandwidth", {"workload": "program", "program": window(nbytes)}))
+            for test, workload in tests:
                 cfg = load_config(SYSTEM)
                 cfg["traffic"] = []
                 cfg["nic"]["frame"] = "roce"  # the paper measured with ConnectX-5 RoCE NICs
-                cfg["job"] = [{"name": "pair", "workload": "program", "program": program, "iterations": ITERATIONS,
-                               "nodes": {"list": list(nodes)}}]
+                cfg["job"] = [{"name": "pair", **workload, "iterations": ITERATIONS, "nodes": {"list": list(nodes)}}]
                 points.append(({"distance": distance, "bytes": nbytes, "test": test}, cfg))
     return points
 

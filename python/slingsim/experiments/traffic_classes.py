@@ -44,13 +44,12 @@ import pyarrow as pa  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import fan_out, run_summaries, simulate_result  # noqa: E402
 from .output import write_tables  # noqa: E402
+from .placement import nodes_per_group, nodes_per_switch  # noqa: E402
 
 SYSTEM = "slingshot-malbec"
 TAPER = 0.25
 CLASSES = [{"name": "tc1", "dscp": 10, "min_share": 0.8}, {"name": "tc2", "dscp": 20, "min_share": 0.1}]
 """Paper 000 Sec. III-B: TC1 with a minimum of 80% of the bandwidth, TC2 with 10%."""
-GROUP_NODES, SWITCH_NODES = 128, 16
-"""Nodes per Malbec group (8 switches x 16) and per switch."""
 ALLTOALL_START_NS = 400_000.0
 ALLREDUCE_ITERATIONS = 400
 ALLTOALL_BYTES = 262_144
@@ -63,7 +62,9 @@ CASES = {"same class": ("tc1", "tc1"), "separate classes": ("tc1", "tc2")}
 
 def job_nodes() -> Tuple[List[int], List[int]]:
     """Two interleaved sets of 64 nodes: the first 8 nodes of every switch of groups 0 and 1."""
-    pool = [switch * SWITCH_NODES + k for switch in range(2 * GROUP_NODES // SWITCH_NODES) for k in range(8)]
+    per_switch = nodes_per_switch(SYSTEM)
+    switches = 2 * nodes_per_group(SYSTEM) // per_switch
+    pool = [switch * per_switch + k for switch in range(switches) for k in range(8)]
     return pool[0::2], pool[1::2]
 
 

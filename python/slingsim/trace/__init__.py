@@ -69,10 +69,7 @@ def _read_otf2(path: PathLike) -> Tuple[Dict[str, Any], Dict[str, int]]:
     """``(program, calls)`` of an OTF2 trace, through :func:`slingsim.trace.otf2.read_otf2`."""
     try:
         from .otf2 import read_otf2
-    except ImportError as err:
-        raise ImportError(f"{path}: reading OTF2 traces needs slingsim.trace.otf2 and the otf2 package "
-                          f"(pip install otf2): {err}") from err
-    try:
+
         return read_otf2(path)
-    except ImportError as err:
-        raise ImportError(f"{path}: reading OTF2 traces needs the otf2 package (pip install otf2): {err}") from err
+    except ImportError as err:  # the otf2 package's own error says how to install it
+        raise ImportError(f"{path}: reading OTF2 traces needs slingsim.trace.otf2 and the otf2 package: {err}") from err

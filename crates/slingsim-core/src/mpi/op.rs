@@ -138,6 +138,11 @@ pub struct Program {
 }
 
 impl Program {
+    /// Rank within communicator `comm` of world rank `world` (None: not a member or no such communicator).
+    pub fn rank_in(&self, comm: u32, world: usize) -> Option<usize> {
+        self.comms.get(comm as usize)?.iter().position(|&r| r as usize == world)
+    }
+
     /// An empty program of `ranks` ranks with the world communicator.
     pub fn new(ranks: u32) -> Program {
         Program { ranks, comms: vec![(0..ranks).collect()], ops: vec![Vec::new(); ranks as usize], warnings: Vec::new() }

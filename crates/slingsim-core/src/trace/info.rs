@@ -76,7 +76,7 @@ pub fn bytes_sent(program: &Program) -> u64 {
                 Op::Put { bytes, .. } => *bytes,
                 Op::Coll { kind, comm, bytes, root, counts, .. } => {
                     let members = program.comms.get(*comm as usize).map(Vec::as_slice).unwrap_or_default();
-                    match members.iter().position(|&r| r as usize == world) {
+                    match program.rank_in(*comm, world) {
                         Some(me) => collective_bytes(*kind, *bytes, counts.as_deref(), me, *root as usize, members.len()),
                         None => 0,
                     }

@@ -56,7 +56,7 @@ pub fn match_messages(program: &Program) -> Matching {
                 _ => continue,
             };
             let members = program.comms.get(comm as usize).map(Vec::as_slice).unwrap_or_default();
-            let me = members.iter().position(|&r| r as usize == world);
+            let me = program.rank_in(comm, world);
             let peer_ok = peer >= 0 && (peer as usize) < members.len() || (!sending && peer == ANY_SOURCE);
             let Some(me) = me.filter(|_| peer_ok) else {
                 if peer >= 0 || peer == ANY_SOURCE {

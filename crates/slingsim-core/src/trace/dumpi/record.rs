@@ -278,7 +278,7 @@ fn read_arg(r: &mut ByteReader, ctx: &RecordContext, call: &Call, field: &Field,
     })
 }
 
-fn read_array<T>(r: &mut ByteReader, what: &str, element_bytes: usize, mut item: impl FnMut(&mut ByteReader) -> Result<T>) -> Result<Vec<T>> {
+pub(super) fn read_array<T>(r: &mut ByteReader, what: &str, element_bytes: usize, mut item: impl FnMut(&mut ByteReader) -> Result<T>) -> Result<Vec<T>> {
     let n = r.count(what, element_bytes)?;
     (0..n).map(|_| item(r)).collect()
 }

@@ -122,14 +122,10 @@ pub fn read_header(path: &str, data: &[u8], index: &Index) -> Result<Header> {
     let hostname = r.text(len, "the host name")?;
     let len = r.u16("the user name length")? as usize;
     let username = r.text(len, "the user name")?;
-    let mesh_coords = int_array(&mut r, "the mesh coordinates")?;
-    let mesh_size = if mesh_coords.is_empty() { Vec::new() } else { int_array(&mut r, "the mesh size")? };
+    let ints = |r: &mut ByteReader, what: &str| super::record::read_array(r, what, 4, |r| r.i32(what));
+    let mesh_coords = ints(&mut r, "the mesh coordinates")?;
+    let mesh_size = if mesh_coords.is_empty() { Vec::new() } else { ints(&mut r, "the mesh size")? };
     Ok(Header { version, start_time, hostname, username, mesh_coords, mesh_size })
-}
-
-fn int_array(r: &mut ByteReader, what: &str) -> Result<Vec<i32>> {
-    let n = r.count(what, 4)?;
-    (0..n).map(|_| r.i32(what)).collect()
 }
 
 /// Reads the footer at `index.footer`.

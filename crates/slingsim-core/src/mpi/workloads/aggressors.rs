@@ -3,8 +3,52 @@
 //! burst of messages, then a pause: Fig. 12).
 
 use super::Spec;
-use crate::mpi::op::{Collective, Op, Program, ANY_SOURCE};
+use crate::mpi::op::{Collective, Op, Program};
 use crate::error::Result;
+
+/// How the ranks of a many-to-one pattern reach its target.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// MPI_Put into the target's memory (its CPU takes no part).
+    Put,
+    /// MPI_Get from the target's memory (a broadcast from it).
+    Get,
+    /// Two-sided: the target receives every message, from each rank by name.
+    TwoSided,
+}
+
+/// One round of rank `r` of `n` in a many-to-one pattern: every rank but
+/// `target` keeps `per` messages of `bytes` in flight to it, then waits;
+/// a two-sided target receives them all. Shared by paper 000's incast
+/// and GPCNeT's incast, put-incast and get-bcast congestors.
+#[allow(clippy::too_many_arguments)]
+pub fn toward_target(ops: &mut Vec<Op>, r: u32, n: u32, target: u32, per: u32, bytes: u64, reach: Reach, tag: i32) {
+    if r == target {
+        if reach == Reach::TwoSided {
+            let mut req = 0;
+            for peer in (0..n).filter(|&p| p != target) {
+                for _ in 0..per {
+                    ops.push(Op::Irecv { comm: 0, peer: peer as i32, tag, bytes, req });
+                    req += 1;
+                }
+            }
+            ops.push(Op::Wait { reqs: (0..req).collect() });
+        }
+        return;
+    }
+    let peer = target as i32;
+    ops.extend((0..per).map(|req| match reach {
+        Reach::Put => Op::Put { comm: 0, peer, bytes, req },
+        Reach::Get => Op::Get { comm: 0, peer, bytes, req },
+        Reach::TwoSided => Op::Isend { comm: 0, peer, tag, bytes, req },
+    }));
+    ops.push(Op::Wait { reqs: (0..per).collect() });
+}
+
+/// `count` alltoalls of `bytes` per pair in a row.
+pub fn alltoalls(ops: &mut Vec<Op>, count: u32, bytes: u64) {
+    ops.extend((0..count).map(|_| Op::Coll { kind: Collective::Alltoall, comm: 0, bytes, root: 0, counts: None, req: None }));
+}
 
 /// Every rank but the target (`params.target`, default 0) sends
 /// `burst_messages` (at least 1) messages per iteration to it. Paper 000
@@ -16,30 +60,12 @@ pub fn incast(spec: &Spec) -> Result<Program> {
     let n = spec.ranks;
     let target = spec.param_u32("target", 0)?;
     spec.check_rank("target", target)?;
-    let put = spec.param_bool("put", true)?; // MPI_Put as paper 000, or two-sided
+    let reach = if spec.param_bool("put", true)? { Reach::Put } else { Reach::TwoSided }; // MPI_Put as paper 000
     let per = spec.burst_messages.max(1);
     let mut p = Program::new(n);
     for (r, ops) in p.ops.iter_mut().enumerate() {
-        let r = r as u32;
         for _ in 0..spec.iterations {
-            if r == target && put {
-                // One-sided: the target's CPU is not involved.
-            } else if r == target {
-                let count = (n - 1) * per;
-                for i in 0..count {
-                    ops.push(Op::Irecv { comm: 0, peer: ANY_SOURCE, tag: 0, bytes: spec.bytes, req: i });
-                }
-                ops.push(Op::Wait { reqs: (0..count).collect() });
-            } else {
-                for i in 0..per {
-                    ops.push(if put {
-                        Op::Put { comm: 0, peer: target as i32, bytes: spec.bytes, req: i }
-                    } else {
-                        Op::Isend { comm: 0, peer: target as i32, tag: 0, bytes: spec.bytes, req: i }
-                    });
-                }
-                ops.push(Op::Wait { reqs: (0..per).collect() });
-            }
+            toward_target(ops, r as u32, n, target, per, spec.bytes, reach, 0);
             if spec.burst_gap_ns > 0.0 {
                 ops.push(Op::Compute { ns: spec.burst_gap_ns });
             }
@@ -55,9 +81,7 @@ pub fn alltoall(spec: &Spec) -> Result<Program> {
     let mut p = Program::new(spec.ranks);
     for ops in p.ops.iter_mut() {
         for _ in 0..spec.iterations {
-            for _ in 0..spec.burst_messages.max(1) {
-                ops.push(Op::Coll { kind: Collective::Alltoall, comm: 0, bytes: spec.bytes, root: 0, counts: None, req: None });
-            }
+            alltoalls(ops, spec.burst_messages.max(1), spec.bytes);
             if spec.burst_gap_ns > 0.0 {
                 ops.push(Op::Compute { ns: spec.burst_gap_ns });
             }

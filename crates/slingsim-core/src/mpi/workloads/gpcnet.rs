@@ -26,6 +26,7 @@
 //! keeps: an assumption, the congestors' windows are not in our papers),
 //! alltoall n - 1 (pairwise, 4 KiB).
 
+use super::aggressors::{alltoalls, toward_target, Reach};
 use super::Spec;
 use crate::error::Result;
 use crate::mpi::op::{Collective, Op, Program};
@@ -92,42 +93,24 @@ pub fn allreduce(spec: &Spec) -> Result<Program> {
     Ok(p)
 }
 
-/// Messages each congestor rank keeps outstanding per iteration (incast,
-/// put incast, get broadcast): the same window as the bandwidth test.
-pub const CONGESTOR_OUTSTANDING: u32 = 8;
-
 /// The congestors: `kind` is "alltoall", "incast", "put-incast" or
-/// "get-bcast". The point-to-point ones keep `CONGESTOR_OUTSTANDING`
-/// messages in flight per rank, then wait for them.
+/// "get-bcast". The point-to-point ones keep `BW_OUTSTANDING` messages
+/// in flight per rank (the bandwidth test's window), then wait for them.
 pub fn congestor(spec: &Spec, kind: &str) -> Result<Program> {
+    let reach = match kind {
+        "alltoall" => None,
+        "incast" => Some(Reach::TwoSided),
+        "put-incast" => Some(Reach::Put),
+        "get-bcast" => Some(Reach::Get),
+        other => unreachable!("not a GPCNeT congestor: {other}"),
+    };
     let n = spec.ranks;
-    let w = CONGESTOR_OUTSTANDING;
     let mut p = Program::new(n);
     for (r, ops) in p.ops.iter_mut().enumerate() {
         for _ in 0..spec.iterations {
-            match kind {
-                "alltoall" => ops.push(Op::Coll { kind: Collective::Alltoall, comm: 0, bytes: spec.bytes, root: 0, counts: None, req: None }),
-                "incast" if r == 0 => {
-                    let mut req = 0;
-                    for peer in 1..n {
-                        for _ in 0..w {
-                            ops.push(Op::Irecv { comm: 0, peer: peer as i32, tag: 1, bytes: spec.bytes, req });
-                            req += 1;
-                        }
-                    }
-                    ops.push(Op::Wait { reqs: (0..req).collect() });
-                }
-                "incast" => {
-                    ops.extend((0..w).map(|req| Op::Isend { comm: 0, peer: 0, tag: 1, bytes: spec.bytes, req }));
-                    ops.push(Op::Wait { reqs: (0..w).collect() });
-                }
-                "put-incast" | "get-bcast" if r != 0 => {
-                    let get = kind == "get-bcast";
-                    ops.extend((0..w).map(|req| if get { Op::Get { comm: 0, peer: 0, bytes: spec.bytes, req } } else { Op::Put { comm: 0, peer: 0, bytes: spec.bytes, req } }));
-                    ops.push(Op::Wait { reqs: (0..w).collect() });
-                }
-                // The root of a one-sided congestor is passive.
-                _ => {}
+            match reach {
+                None => alltoalls(ops, 1, spec.bytes),
+                Some(reach) => toward_target(ops, r as u32, n, 0, BW_OUTSTANDING, spec.bytes, reach, 1),
             }
             ops.push(Op::IterationEnd);
         }

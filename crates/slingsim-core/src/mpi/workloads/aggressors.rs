@@ -2,7 +2,7 @@
 //! all-to-all, with 128 KiB messages by default, persistent or bursty (a
 //! burst of messages, then a pause: Fig. 12).
 
-use super::Spec;
+use super::{compute, Spec};
 use crate::mpi::op::{Collective, Op, Program};
 use crate::error::Result;
 
@@ -66,9 +66,7 @@ pub fn incast(spec: &Spec) -> Result<Program> {
     for (r, ops) in p.ops.iter_mut().enumerate() {
         for _ in 0..spec.iterations {
             toward_target(ops, r as u32, n, target, per, spec.bytes, reach, 0);
-            if spec.burst_gap_ns > 0.0 {
-                ops.push(Op::Compute { ns: spec.burst_gap_ns });
-            }
+            compute(ops, spec.burst_gap_ns);
             ops.push(Op::IterationEnd);
         }
     }
@@ -82,9 +80,7 @@ pub fn alltoall(spec: &Spec) -> Result<Program> {
     for ops in p.ops.iter_mut() {
         for _ in 0..spec.iterations {
             alltoalls(ops, spec.burst_messages.max(1), spec.bytes);
-            if spec.burst_gap_ns > 0.0 {
-                ops.push(Op::Compute { ns: spec.burst_gap_ns });
-            }
+            compute(ops, spec.burst_gap_ns);
             ops.push(Op::IterationEnd);
         }
     }

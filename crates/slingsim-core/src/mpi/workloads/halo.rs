@@ -17,7 +17,7 @@
 //!   calls, like ember). Ember sweeps each corner twice per iteration (both
 //!   z directions); one iteration here is one sweep from each corner.
 
-use super::Spec;
+use super::{compute, Spec};
 use crate::error::{ConfigError, Result};
 use crate::mpi::op::{Op, Program};
 
@@ -180,9 +180,7 @@ pub fn halo3d(spec: &Spec) -> Result<Program> {
     for (r, ops) in p.ops.iter_mut().enumerate() {
         for _ in 0..spec.iterations {
             exchange(ops, &grid, r as u32, &faces, |_| spec.bytes);
-            if spec.compute_ns > 0.0 {
-                ops.push(Op::Compute { ns: spec.compute_ns });
-            }
+            compute(ops, spec.compute_ns);
             ops.push(Op::IterationEnd);
         }
     }
@@ -215,9 +213,7 @@ pub fn sweep3d(spec: &Spec) -> Result<Program> {
                     for n in upstream.into_iter().flatten() {
                         ops.push(Op::Recv { comm: 0, peer: n as i32, tag, bytes: spec.bytes });
                     }
-                    if block_ns > 0.0 {
-                        ops.push(Op::Compute { ns: block_ns });
-                    }
+                    compute(ops, block_ns);
                     for n in downstream.into_iter().flatten() {
                         ops.push(Op::Send { comm: 0, peer: n as i32, tag, bytes: spec.bytes });
                     }

@@ -1,7 +1,7 @@
 //! MPI microbenchmarks (paper 000 Sec. III: allreduce, alltoall, barrier,
 //! bcast and ping-pong victims): one operation per iteration, timed.
 
-use super::Spec;
+use super::{compute, Spec};
 use crate::error::{ConfigError, Result};
 use crate::mpi::op::{Collective, Op, Program};
 
@@ -11,9 +11,7 @@ pub fn collective(spec: &Spec, kind: Collective) -> Result<Program> {
     for ops in p.ops.iter_mut() {
         for _ in 0..spec.iterations {
             ops.push(Op::Coll { kind, comm: 0, bytes: spec.bytes, root: 0, counts: None, req: None });
-            if spec.compute_ns > 0.0 {
-                ops.push(Op::Compute { ns: spec.compute_ns });
-            }
+            compute(ops, spec.compute_ns);
             ops.push(Op::IterationEnd);
         }
     }

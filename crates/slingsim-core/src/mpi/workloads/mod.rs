@@ -11,7 +11,7 @@ mod service;
 
 use crate::error::{ConfigError, Result};
 use crate::mpi::config::JobConfig;
-use crate::mpi::op::{Collective, Program};
+use crate::mpi::op::{Collective, Op, Program};
 
 /// What a workload generator gets: the job's config, its rank count and
 /// its random seed.
@@ -68,6 +68,13 @@ impl Spec<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Local work of `ns` (none when zero).
+pub(super) fn compute(ops: &mut Vec<Op>, ns: f64) {
+    if ns > 0.0 {
+        ops.push(Op::Compute { ns });
     }
 }
 

@@ -40,18 +40,12 @@
 //!   `bytes` = 102 MB of float32 gradients models it.
 
 use super::halo::{direction_tag, exchange, grid_from_params, Grid};
-use super::Spec;
+use super::{compute, Spec};
 use crate::error::{ConfigError, Result};
 use crate::mpi::op::{Collective, Op, Program};
 
 /// A blocking 8 B allreduce on the world: a global sum of one double.
 const GLOBAL_SUM: Op = Op::Coll { kind: Collective::Allreduce, comm: 0, bytes: 8, root: 0, counts: None, req: None };
-
-fn compute(ops: &mut Vec<Op>, ns: f64) {
-    if ns > 0.0 {
-        ops.push(Op::Compute { ns });
-    }
-}
 
 /// MILC: periodic 4D halo (params px, py, pz, pt), compute, then
 /// `cg_allreduces` (default 2) 8 B allreduces per iteration.

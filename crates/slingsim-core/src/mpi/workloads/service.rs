@@ -32,7 +32,7 @@
 //! (in-memory OLTP) 20 us, Xapian (search) 1 ms, Img-dnn (handwriting
 //! recognition) 2 ms, Sphinx (speech recognition) 1.5 s; see [`profile`].
 
-use super::Spec;
+use super::{compute, Spec};
 use crate::error::{ConfigError, Result};
 use crate::mpi::op::{Op, Program};
 use crate::rng::Rng;
@@ -124,9 +124,7 @@ pub fn service(spec: &Spec, name: &str) -> Result<Program> {
             for &client in &mine {
                 ops.push(Op::Recv { comm: 0, peer: client, tag: REQUEST, bytes: request });
                 let ns = lognormal(&mut rng, mean, sigma);
-                if ns > 0.0 {
-                    ops.push(Op::Compute { ns });
-                }
+                compute(ops, ns);
                 ops.push(Op::Send { comm: 0, peer: client, tag: RESPONSE, bytes: response });
             }
             ops.push(Op::IterationEnd);

@@ -10,14 +10,15 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterable, Optional, Union
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional, Union
 
 from . import _core
 from .config import Config, resolve, to_json
 from .progress import ProgressBar
 from .result import Result, table_from_columns
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 ConfigLike = Union[str, Path, Config]
 
@@ -103,12 +104,12 @@ class Simulation:
         return Result(
             summary=self.summary(),
             config=self.config,
-            packets=table_from_columns(self._engine.packets_table()),
-            links=table_from_columns(self._engine.links_table()),
-            flows=table_from_columns(self._engine.flows_table()),
-            nic=self.nic_counters(),
-            timeline=table_from_columns(self._engine.timeline_table()),
-            iterations=table_from_columns(self._engine.iterations_table()),
+            packets=self._engine.packets_table(),
+            links=self._engine.links_table(),
+            flows=self._engine.flows_table(),
+            nic=self._engine.nic_counters_table(),
+            timeline=self._engine.timeline_table(),
+            iterations=self._engine.iterations_table(),
         )
 
     def nic_counters(self) -> "pa.Table":

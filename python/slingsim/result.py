@@ -3,17 +3,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Sequence, Union
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+if TYPE_CHECKING:  # pyarrow costs ~0.2 s to import: loaded when a table is first used
+    import pyarrow as pa
 
 TABLE_NAMES = ("packets", "links", "flows", "nic", "timeline", "iterations")
 """Result tables, each written to ``<name>.parquet``."""
 
 
-def table_from_columns(columns: Mapping[str, Sequence[Any]]) -> pa.Table:
+Columns = Mapping[str, Sequence[Any]]
+"""A table as the engine hands it over: column name -> values."""
+
+
+def table_from_columns(columns: Columns) -> "pa.Table":
     """A pyarrow table from the engine's dict of column name -> values."""
+    import pyarrow as pa
+
     return pa.table({name: list(values) for name, values in columns.items()})
 
 
@@ -27,28 +33,64 @@ class Result:
     node, as on Cray Aries) and ``timeline`` (delivered throughput and
     latency per source and time bin) and ``iterations`` (one row per MPI job
     iteration: job, iteration, time_ns) are pyarrow tables; ``config`` is
-    the resolved config.
+    the resolved config. Tables may be given as pyarrow tables or as the
+    engine's column dicts, which become pyarrow tables when first read (so
+    a run that only needs its summary never imports pyarrow).
     """
 
     def __init__(
         self,
         summary: Dict[str, Any],
         config: Dict[str, Any],
-        packets: pa.Table,
-        links: pa.Table,
-        flows: pa.Table,
-        nic: pa.Table,
-        timeline: pa.Table,
-        iterations: pa.Table,
+        packets: Union["pa.Table", Columns],
+        links: Union["pa.Table", Columns],
+        flows: Union["pa.Table", Columns],
+        nic: Union["pa.Table", Columns],
+        timeline: Union["pa.Table", Columns],
+        iterations: Union["pa.Table", Columns],
     ) -> None:
         self.summary = summary
         self.config = config
-        self.packets = packets
-        self.links = links
-        self.flows = flows
-        self.nic = nic
-        self.timeline = timeline
-        self.iterations = iterations
+        self._tables: Dict[str, Any] = {
+            "packets": packets, "links": links, "flows": flows,
+            "nic": nic, "timeline": timeline, "iterations": iterations,
+        }
+
+    def _table(self, name: str) -> "pa.Table":
+        table = self._tables[name]
+        if isinstance(table, Mapping):
+            table = self._tables[name] = table_from_columns(table)
+        return table
+
+    @property
+    def packets(self) -> "pa.Table":
+        """Sampled delivered packets."""
+        return self._table("packets")
+
+    @property
+    def links(self) -> "pa.Table":
+        """One row per unidirectional link."""
+        return self._table("links")
+
+    @property
+    def flows(self) -> "pa.Table":
+        """One row per fixed-size flow or API message, with its NIC counters."""
+        return self._table("flows")
+
+    @property
+    def nic(self) -> "pa.Table":
+        """NIC counters per node."""
+        return self._table("nic")
+
+    @property
+    def timeline(self) -> "pa.Table":
+        """Delivered throughput and latency per source and time bin."""
+        return self._table("timeline")
+
+    @property
+    def iterations(self) -> "pa.Table":
+        """One row per MPI job iteration."""
+        return self._table("iterations")
 
     def __repr__(self) -> str:
         s = self.summary
@@ -60,6 +102,8 @@ class Result:
 
     def write(self, out_dir: Union[str, Path]) -> Path:
         """Write ``summary.json``, ``config.json`` and one Parquet file per table into ``out_dir``."""
+        import pyarrow.parquet as pq
+
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
@@ -71,6 +115,8 @@ class Result:
     @classmethod
     def read(cls, out_dir: Union[str, Path]) -> "Result":
         """Load a result written by :meth:`write`."""
+        import pyarrow.parquet as pq
+
         out = Path(out_dir)
         summary = json.loads((out / "summary.json").read_text())
         config = json.loads((out / "config.json").read_text())

@@ -12,14 +12,15 @@ from __future__ import annotations
 import copy
 import logging
 import os
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .api import Simulation
 from .config import Config, ConfigError, name_entries
 from .progress import ProgressBar
 from .result import Result
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 LOAD_CURVE_COLUMNS = (
     "load",
@@ -207,7 +208,7 @@ def sweep_load(
     scheduler: Optional[str] = None,
     workers: Optional[int] = None,
     progress: bool = False,
-) -> pa.Table:
+) -> "pa.Table":
     """Run ``cfg`` at each offered load and return the load curve as a table.
 
     ``load`` is set on every Bernoulli source, or only on ``source`` (whose
@@ -220,6 +221,8 @@ def sweep_load(
     if label is not None:
         for row in rows:
             row["label"] = label
+    import pyarrow as pa
+
     return pa.Table.from_pylist(rows)
 
 

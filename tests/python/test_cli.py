@@ -124,3 +124,16 @@ def test_run_of_flows_prints_completion_times(capsys):
     assert main(["run", "examples/permutation-flows"]) == 0
     text = capsys.readouterr().out
     assert "flows_done" in text and "fct p99 ns" in text and "permutation" in text
+
+
+def test_a_run_printing_its_summary_imports_no_heavy_module():
+    """Start-up is most of a small run's wall time: `slingsim run --json` needs
+    neither pyarrow nor Dask nor matplotlib, so it must not import them."""
+    code = (
+        "import sys; from slingsim.cli import main; "
+        f"main(['run', 'examples/incast-mix', {', '.join(repr(a) for a in SETS)}, '--json']); "
+        "heavy = sorted(m for m in ('pyarrow', 'dask', 'distributed', 'matplotlib') if m in sys.modules); "
+        "print(heavy, file=sys.stderr); sys.exit(1 if heavy else 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

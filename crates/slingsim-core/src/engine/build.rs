@@ -53,6 +53,7 @@ impl Simulation {
         let t0 = Instant::now();
         let frame = Frame::parse(&cfg.nic.frame)?;
         let (topo, net) = Topology::build(&cfg)?;
+        check_latencies(&net)?;
         let classes = crate::qos::build_classes(&cfg)?;
         let modes = resolve_modes(&cfg, &classes)?;
         let vcs = virtual_channels(&cfg, &topo, &classes, &modes)?;
@@ -191,6 +192,27 @@ fn virtual_channels(_cfg: &Config, topo: &Topology, classes: &[TrafficClass], m:
         .chain(aware_modes.iter());
     let hop_vcs = modes.map(|&a| topo.max_hops(a)).max().unwrap_or(1) as usize;
     Ok(VcLayout { hop_vcs, n_vcs: hop_vcs * classes.len() })
+}
+
+/// Link latencies fit 32 bits of picoseconds (4.29 ms), which keeps a
+/// transmitter's state in one cache line.
+fn check_latencies(net: &Network) -> Result<()> {
+    if let Some(c) = net.channels.iter().find(|c| c.latency > u32::MAX as Ps) {
+        let key = match c.kind {
+            LinkKind::Terminal => "links.terminal_latency_ns",
+            LinkKind::Local => "links.local_latency_ns",
+            LinkKind::Global => "links.global_latency_ns",
+        };
+        return Err(ConfigError::new(
+            key,
+            format!(
+                "a link's latency ({} ns with links.fec_latency_ns) must stay under {:.0} ns (4.29 ms, far beyond any cable); lower it",
+                crate::units::ps_to_ns(c.latency),
+                crate::units::ps_to_ns(u32::MAX as Ps)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Credits of one VC: the input buffer split over the VCs, at least one packet.

@@ -21,19 +21,30 @@ pub(crate) struct Transmitter {
     pub next_credit_at: Ps,
     /// Bytes and packets waiting in the virtual output queues of this output.
     pub queued_bytes: u64,
-    /// Copies of the link's rate and latency, kept here for locality.
+    /// Copy of the link's rate, kept here for locality.
     pub rate: Rate,
-    pub latency: Ps,
     /// When the link fails (NEVER if it does not): packets sent on it from
     /// then on are lost.
     pub fail_at: Ps,
+    /// Copy of the link's latency (ps; the build checks it fits).
+    latency_ps: u32,
     pub queued_packets: u32,
+    /// Switch the channel delivers to (`NONE`: an endpoint).
+    pub to_switch: u32,
     /// Blocked on credits with no return pending: a returning credit wakes it.
     pub waiting_credit: bool,
     /// The receiver is a NIC (no credits, no routing there).
     pub to_endpoint: bool,
     /// The link is switch-to-switch (counts as a hop).
     pub fabric: bool,
+}
+
+impl Transmitter {
+    /// Propagation plus FEC latency of the link.
+    #[inline]
+    pub fn latency(&self) -> Ps {
+        self.latency_ps as Ps
+    }
 }
 
 /// Buffer space travelling back to a transmitter.
@@ -70,8 +81,6 @@ pub(crate) struct Channels {
     /// Credits on their way back to each transmitter, earliest first.
     returns: Vec<VecDeque<CreditReturn>>,
     pub vcs: VcLayout,
-    /// Switch each channel delivers to (`NONE`: an endpoint).
-    pub to_switch: Vec<u32>,
     /// Endpoint each channel leaves from (`NONE`: a switch).
     pub from_endpoint: Vec<u32>,
     pub counters: Vec<LinkCounters>,
@@ -109,9 +118,10 @@ impl Channels {
                     next_credit_at: NEVER,
                     queued_bytes: 0,
                     rate: c.rate,
-                    latency: c.latency,
                     fail_at: NEVER,
+                    latency_ps: u32::try_from(c.latency).expect("link latencies are checked to fit 32 bits of ps"),
                     queued_packets: 0,
+                    to_switch: if let End::Switch { switch, .. } = c.dst { switch } else { NONE },
                     waiting_credit: false,
                     to_endpoint: matches!(c.dst, End::Endpoint(_)),
                     fabric: c.kind != LinkKind::Terminal,
@@ -121,7 +131,6 @@ impl Channels {
             credits,
             returns: vec![VecDeque::new(); nch],
             vcs,
-            to_switch: net.channels.iter().map(|c| if let End::Switch { switch, .. } = c.dst { switch } else { NONE }).collect(),
             from_endpoint: net.channels.iter().map(|c| if let End::Endpoint(e) = c.src { e } else { NONE }).collect(),
             counters: vec![LinkCounters::default(); nch],
             vc_capacity,
@@ -162,11 +171,26 @@ impl Channels {
         next
     }
 
+    /// True if VC `vc` of `ch` has `bytes` credits now; absorbs the returns
+    /// that have arrived only when the counter alone says no (returns are
+    /// read only when a packet is short of credits).
+    #[inline]
+    pub fn has_credits(&mut self, ch: u32, vc: usize, bytes: u32, now: Ps) -> bool {
+        if self.credits(ch, vc) >= bytes as i64 {
+            return true;
+        }
+        self.absorb(ch, now);
+        self.credits(ch, vc) >= bytes as i64
+    }
+
     /// Sends `bytes` of VC `vc` credits back to the transmitter of `ch`,
     /// arriving at `at`. Returns true if that transmitter was waiting for
-    /// credits (the caller wakes it at `at`).
+    /// credits (the caller wakes it at `at`). Returns that have arrived by
+    /// `now` are absorbed first, while their queue is at hand: the queue
+    /// then holds only credits still on the wire.
     #[inline]
-    pub fn send_back(&mut self, ch: u32, vc: u8, bytes: u32, at: Ps) -> bool {
+    pub fn send_back(&mut self, ch: u32, vc: u8, bytes: u32, at: Ps, now: Ps) -> bool {
+        self.absorb(ch, now);
         // Keep the returns sorted by arrival; they come nearly in order, so
         // the insertion point is found from the back in a step or two.
         let returns = &mut self.returns[ch as usize];
@@ -180,26 +204,30 @@ impl Channels {
         std::mem::take(&mut t.waiting_credit)
     }
 
-    /// Bytes waiting for output `ch` and held in the buffer it feeds (what
-    /// adaptive routing compares), or [`FAILED_LINK`] if the link is down.
+    /// Bytes waiting for output `ch` and held in the buffer it feeds, as
+    /// of `now` (what adaptive routing compares), or [`FAILED_LINK`] if the
+    /// link is down. Credits that have come back by `now` are absorbed
+    /// first, so a quiet channel reads empty however long it has been quiet.
     #[inline]
-    pub fn occupancy(&self, ch: u32, now: Ps) -> u64 {
-        let t = &self.tx[ch as usize];
-        if t.fail_at <= now {
+    pub fn occupancy(&mut self, ch: u32, now: Ps) -> u64 {
+        if self.tx[ch as usize].fail_at <= now {
             return FAILED_LINK;
         }
+        self.absorb(ch, now);
+        let t = &self.tx[ch as usize];
         let n = self.vcs.n_vcs;
         let base = ch as usize * n;
         let used: i64 = self.credits[base..base + n].iter().map(|&c| self.vc_capacity - c).sum::<i64>().max(0);
         t.queued_bytes + used as u64
     }
 
-    /// True if a crossbar read of `read` ps from input `in_ch` starting at
-    /// `at` overlaps the read the input port is already committed to.
+    /// True if a crossbar read of `read()` ps from input `in_ch` starting
+    /// at `at` overlaps the read the input port is already committed to
+    /// (`read` is only asked for when the committed read is not over).
     #[inline]
-    pub fn xbar_busy(&self, in_ch: u32, at: Ps, read: Ps) -> bool {
+    pub fn xbar_busy(&self, in_ch: u32, at: Ps, read: impl FnOnce() -> Ps) -> bool {
         let x = &self.xbar[in_ch as usize];
-        at < x.until && at + read > x.from
+        at < x.until && at + read() > x.from
     }
 
     /// Counts a transmission on `ch` of `ser` ps and `wire` bytes that

@@ -173,20 +173,19 @@ impl Simulation {
     /// traffic classes, congestion control or an outstanding-packet limit,
     /// if those let it: see [`Simulation::nic_pick`]).
     pub(crate) fn nic_send(&mut self, e: u32, ch: u32) {
-        let next_return = self.channels.absorb(ch, self.clock.now);
         if self.nics.scan {
-            if !self.nics.retry_queue[e as usize].is_empty() && self.nic_resend(e, ch, next_return) {
+            if !self.nics.retry_queue[e as usize].is_empty() && self.nic_resend(e, ch) {
                 return;
             }
-            if let Some(i) = self.nic_pick(e, ch, next_return) {
+            if let Some(i) = self.nic_pick(e, ch) {
                 self.send_from_message(e, ch, i);
             }
             return;
         }
         let Some(&m) = self.nics.queue[e as usize].front() else { return };
         let wire = self.nics.next_wire(self.nics.messages[m as usize].to_send);
-        if self.channels.credits(ch, 0) < wire as i64 {
-            self.nic_stalled(e, ch, next_return);
+        if !self.channels.has_credits(ch, 0, wire, self.clock.now) {
+            self.nic_stalled(e, ch);
             return;
         }
         self.send_from_message(e, ch, 0);
@@ -194,16 +193,18 @@ impl Simulation {
 
     /// The NIC's head packet is held back by back-pressure: the stall
     /// counter runs until a credit return wakes it.
-    fn nic_stalled(&mut self, e: u32, ch: u32, next_return: Ps) {
+    fn nic_stalled(&mut self, e: u32, ch: u32) {
         if self.nics.stalled_since[e as usize] == NEVER {
             self.nics.stalled_since[e as usize] = self.clock.now;
         }
-        self.wait_for_credit(ch, next_return);
+        self.wait_for_credit(ch);
     }
 
-    /// The NIC on `ch` waits for buffer space: it tries again when the next
-    /// credit return arrives, or when one is sent if none is on its way.
-    pub(crate) fn wait_for_credit(&mut self, ch: u32, next_return: Ps) {
+    /// The NIC on `ch` waits for buffer space (its credit returns were just
+    /// absorbed): it tries again when the next return arrives, or when one
+    /// is sent if none is on its way.
+    pub(crate) fn wait_for_credit(&mut self, ch: u32) {
+        let next_return = self.channels.tx[ch as usize].next_credit_at;
         if next_return != NEVER {
             self.schedule_try(ch, next_return);
         } else {
@@ -216,7 +217,7 @@ impl Simulation {
     /// control lets its endpoint pair send. Messages to a congested
     /// endpoint wait here, at the ingress, while others pass them. None
     /// (and a wake-up arranged) if no message may send.
-    fn nic_pick(&mut self, e: u32, ch: u32, next_return: Ps) -> Option<usize> {
+    fn nic_pick(&mut self, e: u32, ch: u32) -> Option<usize> {
         /// Messages looked at per attempt.
         const SCAN: usize = 64;
         let now = self.clock.now;
@@ -236,7 +237,7 @@ impl Simulation {
             let msg = &nics.messages[m as usize];
             let wire = nics.next_wire(msg.to_send);
             let vc = self.vcs.first_of(msg.class);
-            if self.channels.credits(ch, vc) < wire as i64 {
+            if !self.channels.has_credits(ch, vc, wire, now) {
                 credit_blocked = true;
                 head_credit_blocked |= i == 0;
                 continue;
@@ -259,8 +260,9 @@ impl Simulation {
             return chosen;
         }
         if head_credit_blocked {
-            self.nic_stalled(e, ch, next_return);
+            self.nic_stalled(e, ch);
         } else if credit_blocked {
+            let next_return = self.channels.tx[ch as usize].next_credit_at;
             if next_return != NEVER {
                 wake = wake.min(next_return);
             } else {
@@ -354,9 +356,9 @@ impl Simulation {
         let p = self.pool.hot_mut(h);
         p.ch = ch;
         p.vc = vc as u8;
-        p.tail = now + ser + retry + t.latency;
-        p.path_ps = t.latency as u32;
-        self.events.push(now + retry + t.latency, Event::Arrive(h));
+        p.tail = now + ser + retry + t.latency();
+        p.path_ps = t.latency() as u32;
+        self.events.push(now + retry + t.latency(), Event::Arrive(h));
         self.channels.spend(ch, vc, wire);
         self.channels.tx[ch as usize].busy_until = now + ser + retry;
         self.account_transmission(ch, now, ser + retry, wire);

@@ -40,7 +40,7 @@ impl Simulation {
             return 0;
         }
         let p_bad = 1.0 - (1.0 - r.bit_error_rate).powf(8.0 * wire as f64);
-        let latency = self.channels.tx[ch as usize].latency;
+        let latency = self.channels.tx[ch as usize].latency();
         let mut delay = 0;
         while r.error_rng.unit() < p_bad {
             delay += ser + 2 * latency;
@@ -53,8 +53,8 @@ impl Simulation {
     /// dropped, its input buffer space returns upstream.
     pub(crate) fn drop_lossy(&mut self, h: u32) {
         let p = *self.pool.hot(h);
-        let back = self.clock.now + self.channels.tx[p.in_ch as usize].latency;
-        if self.channels.send_back(p.in_ch, p.in_vc, p.wire, back) {
+        let back = self.clock.now + self.channels.tx[p.in_ch as usize].latency();
+        if self.channels.send_back(p.in_ch, p.in_vc, p.wire, back, self.clock.now) {
             self.schedule_try(p.in_ch, back);
         }
         self.reliability.lossy_drops += 1;
@@ -69,8 +69,8 @@ impl Simulation {
     pub(crate) fn lose_on_failed_link(&mut self, h: u32, ch: u32, at: Ps) {
         let p = *self.pool.hot(h);
         // Failed links are switch-to-switch: the packet sits in a switch input buffer.
-        let back = at + self.channels.tx[p.in_ch as usize].latency;
-        if self.channels.send_back(p.in_ch, p.in_vc, p.wire, back) {
+        let back = at + self.channels.tx[p.in_ch as usize].latency();
+        if self.channels.send_back(p.in_ch, p.in_vc, p.wire, back, self.clock.now) {
             self.schedule_try(p.in_ch, back);
         }
         let t = &mut self.channels.tx[ch as usize];
@@ -108,14 +108,14 @@ impl Simulation {
 
     /// Resends the first lost packet waiting at NIC `e`, if its class has
     /// credits at the switch; false if it must wait.
-    pub(crate) fn nic_resend(&mut self, e: u32, ch: u32, next_return: Ps) -> bool {
+    pub(crate) fn nic_resend(&mut self, e: u32, ch: u32) -> bool {
         let h = *self.nics.retry_queue[e as usize].front().expect("caller checked");
         let (wire, class) = {
             let p = self.pool.hot(h);
             (p.wire, p.class)
         };
-        if self.channels.credits(ch, self.vcs.first_of(class)) < wire as i64 {
-            self.wait_for_credit(ch, next_return);
+        if !self.channels.has_credits(ch, self.vcs.first_of(class), wire, self.clock.now) {
+            self.wait_for_credit(ch);
             return true;
         }
         self.nics.retry_queue[e as usize].pop_front();

@@ -53,7 +53,7 @@ impl Simulation {
     #[inline]
     pub(crate) fn on_arrive(&mut self, h: u32) {
         let ch = self.pool.hot(h).ch;
-        match self.channels.to_switch[ch as usize] {
+        match self.channels.tx[ch as usize].to_switch {
             NONE => self.deliver(h),
             s => self.route_into_queue(h, s, ch),
         }
@@ -65,7 +65,7 @@ impl Simulation {
         let now = self.clock.now;
         let alg = routing::Algorithm::from_code(self.pool.hot(h).alg);
         let created = if alg.hashed() { self.pool.cold(h).created } else { 0 };
-        let channels = &self.channels;
+        let channels = &mut self.channels;
         let mut occupancy = |c: u32| channels.occupancy(c, now);
         let p = self.pool.hot_mut(h);
         let rng = &mut self.switches.rng[s as usize];
@@ -118,18 +118,12 @@ impl Simulation {
         // Only an output that is free when the packet is ready: committing
         // behind a busy output would hold downstream credits too early.
         let start = p.ready;
-        let read = self.switches.read_time(self.channels.tx[p.in_ch as usize].rate, p.wire);
+        let read = || self.switches.read_time(self.channels.tx[p.in_ch as usize].rate, p.wire);
         if t.busy_until > start || self.channels.xbar_busy(p.in_ch, start, read) {
             return false;
         }
-        if !to_endpoint {
-            let wire = p.wire as i64;
-            if self.channels.credits(out, vc) < wire {
-                self.channels.absorb(out, self.clock.now);
-                if self.channels.credits(out, vc) < wire {
-                    return false;
-                }
-            }
+        if !to_endpoint && !self.channels.has_credits(out, vc, p.wire, self.clock.now) {
+            return false;
         }
         self.start_transmission(h, out, vc, !to_endpoint, start);
         true
@@ -142,7 +136,6 @@ impl Simulation {
     /// ([`crate::qos::pick_class`]), then its oldest ready head.
     pub(crate) fn switch_send(&mut self, ch: u32) {
         let now = self.clock.now;
-        let next_return = self.channels.absorb(ch, now);
         let n = self.vcs.n_vcs;
         let to_switch = !self.channels.tx[ch as usize].to_endpoint;
         let ncls = self.qos.classes.len();
@@ -159,11 +152,11 @@ impl Simulation {
                 wake = wake.min(q.head_ready);
                 continue;
             }
-            if to_switch && self.channels.credits(ch, vc) < q.head_wire as i64 {
+            if to_switch && !self.channels.has_credits(ch, vc, q.head_wire, now) {
                 credit_blocked = true;
                 continue;
             }
-            let read = self.switches.read_time(self.channels.tx[q.head_in_ch as usize].rate, q.head_wire);
+            let read = || self.switches.read_time(self.channels.tx[q.head_in_ch as usize].rate, q.head_wire);
             if self.channels.xbar_busy(q.head_in_ch, now, read) {
                 wake = wake.min(self.channels.xbar[q.head_in_ch as usize].until);
                 continue;
@@ -178,6 +171,8 @@ impl Simulation {
             Some(vc) => self.transmit(ch, vc, to_switch),
             None => {
                 if credit_blocked {
+                    // Absorbed when the shortfall was found: the next return is current.
+                    let next_return = self.channels.tx[ch as usize].next_credit_at;
                     if next_return != NEVER {
                         wake = wake.min(next_return);
                     } else {
@@ -286,16 +281,16 @@ impl Simulation {
         if t.fabric {
             p.hops += 1;
         }
-        p.tail = end + t.latency;
-        p.path_ps = p.path_ps.saturating_add(t.latency as u32);
+        p.tail = end + t.latency();
+        p.path_ps = p.path_ps.saturating_add(t.latency() as u32);
         let (in_vc, class) = (p.in_vc, p.class);
-        if self.channels.send_back(in_ch, in_vc, wire, end + input.latency) {
-            self.schedule_try(in_ch, end + input.latency);
+        if self.channels.send_back(in_ch, in_vc, wire, end + input.latency(), self.clock.now) {
+            self.schedule_try(in_ch, end + input.latency());
         }
         if self.qos.classes.len() > 1 {
             self.qos.share.record(ch, class as usize, now, wire);
         }
-        self.events.push(now + retry + t.latency, Event::Arrive(h));
+        self.events.push(now + retry + t.latency(), Event::Arrive(h));
         self.channels.tx[ch as usize].busy_until = end;
         self.account_transmission(ch, now, end - now, wire);
     }

@@ -30,6 +30,9 @@ impl Simulation {
     /// Ends the run and lists the queues that hold packets.
     pub(crate) fn declare_deadlock(&mut self) {
         let n = self.vcs.n_vcs;
+        for c in 0..self.net.channels.len() as u32 {
+            self.channels.absorb(c, self.clock.now); // report the credits as they stand
+        }
         for (c, ch) in self.net.channels.iter().enumerate() {
             let t = &self.channels.tx[c];
             if t.queued_packets == 0 {

@@ -99,18 +99,22 @@ impl Ord for Late {
     }
 }
 
-/// log2 of the bucket width in ps (256 ps): a bucket holds a few events
-/// even on busy networks, and its entries sort by the time's low 8 bits.
-const BUCKET_BITS: u32 = 8;
-/// Buckets in the wheel (horizon 2^14 x 256 ps = 4.2 us, beyond which events
-/// wait in the overflow heap).
-const WHEEL: usize = 1 << 14;
+/// log2 of the bucket width in ps (1,024 ps): about one nanosecond, the
+/// granularity of link and switch latencies, so a bucket's events are
+/// mostly simultaneous; its entries sort by the time's low 10 bits.
+const BUCKET_BITS: u32 = 10;
+/// Buckets in the wheel (horizon 2^12 x 1,024 ps = 4.2 us, beyond which
+/// events wait in the overflow heap). The bucket headers stay in the
+/// processor's second-level cache.
+const WHEEL: usize = 1 << 12;
 /// A drained bucket gives back an allocation larger than this many
 /// entries, so the wheel's memory follows the events pending, not the
 /// busiest bucket ever seen times the number of buckets.
 const KEEP_CAPACITY: usize = 64;
-/// Buckets up to this size are sorted by insertion; larger ones by counting.
+/// Buckets up to this size are sorted by insertion, up to `MERGE_SORT_MAX`
+/// by a stable merge sort, larger ones by counting.
 const INSERTION_SORT_MAX: usize = 24;
+const MERGE_SORT_MAX: usize = 512;
 
 /// Pending events, earliest first, ties in scheduling order.
 ///
@@ -177,22 +181,41 @@ impl EventQueue {
         }
     }
 
-    /// Makes `current` hold the earliest bucket; false when nothing is pending.
+    /// Makes `current` hold at least `want` unread entries, taking the next
+    /// buckets in time order, as long as events are pending; false when
+    /// nothing is pending at all. Entries of later buckets may then sit in
+    /// `current` behind the earliest ones (a push into their time range is
+    /// inserted there in order), which lets the engine look a few events
+    /// ahead.
     #[inline]
-    fn refill(&mut self) -> bool {
-        if self.pos < self.current.len() {
-            return true;
+    fn fill(&mut self, want: usize) -> bool {
+        while self.current.len() - self.pos < want {
+            if !self.take_next_bucket() {
+                break;
+            }
+        }
+        self.pos < self.current.len()
+    }
+
+    /// Appends the next non-empty bucket, sorted, to `current`; false if
+    /// no event is pending outside `current`.
+    fn take_next_bucket(&mut self) -> bool {
+        if self.in_wheel == 0 && self.overflow.is_empty() {
+            return false;
         }
         if self.in_wheel == 0 {
-            match self.overflow.peek() {
-                None => return false,
-                Some(e) => self.cur = e.time >> BUCKET_BITS,
-            }
+            self.cur = self.overflow.peek().expect("not empty").time >> BUCKET_BITS;
         } else {
             self.cur = self.next_occupied(self.cur + 1);
         }
-        self.current.clear();
-        self.pos = 0;
+        if self.pos == self.current.len() {
+            self.current.clear();
+            self.pos = 0;
+        } else if self.pos > 0 {
+            self.current.drain(..self.pos);
+            self.pos = 0;
+        }
+        let start = self.current.len();
         // Overflow entries of this bucket were scheduled before any wheel
         // entry of it (they were beyond the horizon then): they go first.
         while let Some(e) = self.overflow.peek() {
@@ -208,25 +231,23 @@ impl EventQueue {
             self.in_wheel -= self.buckets[b].len();
             if self.current.is_empty() {
                 std::mem::swap(&mut self.current, &mut self.buckets[b]);
-                if self.buckets[b].capacity() > KEEP_CAPACITY {
-                    self.buckets[b] = Vec::new();
-                }
             } else {
                 self.current.append(&mut self.buckets[b]);
-                if self.buckets[b].capacity() > KEEP_CAPACITY {
-                    self.buckets[b] = Vec::new();
-                }
+            }
+            if self.buckets[b].capacity() > KEEP_CAPACITY {
+                self.buckets[b] = Vec::new();
             }
         }
-        self.sort_current();
+        self.sort_from(start);
         true
     }
 
-    /// Sorts `current` by time, keeping scheduling order among equal times.
-    fn sort_current(&mut self) {
-        let n = self.current.len();
+    /// Sorts `current[start..]` (one bucket) by time, keeping scheduling
+    /// order among equal times.
+    fn sort_from(&mut self, start: usize) {
+        let n = self.current.len() - start;
         if n <= INSERTION_SORT_MAX {
-            let v = &mut self.current;
+            let v = &mut self.current[start..];
             for i in 1..n {
                 let e = v[i];
                 let mut j = i;
@@ -238,11 +259,15 @@ impl EventQueue {
             }
             return;
         }
+        if n <= MERGE_SORT_MAX {
+            self.current[start..].sort_by_key(|e| e.time);
+            return;
+        }
         // Counting sort on the time's offset inside the bucket (stable).
         const SLOTS: usize = 1 << BUCKET_BITS;
         let mut count = [0u32; SLOTS + 1];
         let mask = (SLOTS - 1) as u64;
-        for e in &self.current {
+        for e in &self.current[start..] {
             count[(e.time & mask) as usize + 1] += 1;
         }
         if count.iter().filter(|&&c| c > 0).count() <= 1 {
@@ -253,12 +278,12 @@ impl EventQueue {
         }
         self.scratch.clear();
         self.scratch.resize(n, Entry { time: 0, event: 0 });
-        for e in &self.current {
+        for e in &self.current[start..] {
             let slot = &mut count[(e.time & mask) as usize];
             self.scratch[*slot as usize] = *e;
             *slot += 1;
         }
-        std::mem::swap(&mut self.current, &mut self.scratch);
+        self.current[start..].copy_from_slice(&self.scratch);
     }
 
     /// Absolute number of the first non-empty wheel bucket at or after
@@ -281,23 +306,34 @@ impl EventQueue {
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&mut self) -> Option<Ps> {
-        if !self.refill() {
+        if !self.fill(1) {
             return None;
         }
         Some(self.current[self.pos].time)
     }
 
-    /// The earliest event if it is already in the bucket being drained,
-    /// without taking it (for prefetching what it will touch).
+    /// Removes and returns the earliest event if it is due at `limit` or
+    /// before, with the two events after it (not taken; either may be
+    /// missing), for prefetching what they will touch.
     #[inline]
-    pub fn peek_next(&self) -> Option<Event> {
-        self.current.get(self.pos).map(|e| Event::unpack(e.event))
+    pub fn pop_until(&mut self, limit: Ps) -> Option<(Ps, Event, [Option<Event>; 2])> {
+        if !self.fill(3) {
+            return None;
+        }
+        let e = self.current[self.pos];
+        if e.time > limit {
+            return None;
+        }
+        self.pos += 1;
+        self.processed += 1;
+        let at = |i: usize| self.current.get(i).map(|e| Event::unpack(e.event));
+        Some((e.time, Event::unpack(e.event), [at(self.pos), at(self.pos + 1)]))
     }
 
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, Event)> {
-        if !self.refill() {
+        if !self.fill(1) {
             return None;
         }
         let e = self.current[self.pos];

@@ -17,6 +17,8 @@ pub const FLAG_MEASURED: u8 = 2;
 pub const FLAG_ECN: u8 = 8;
 /// The packet's intermediate (`via`) is a group, not a switch.
 pub const FLAG_VIA_GROUP: u8 = 16;
+/// The packet is on its way to its destination NIC (delivery will read its cold half).
+pub const FLAG_LAST_HOP: u8 = 32;
 
 /// The per-hop half of a packet: where it is, where it goes and when.
 /// It carries its routing state, so switches keep no per-flow tables.
@@ -232,6 +234,14 @@ impl PacketPool {
     pub fn prefetch(&self, h: u32) {
         if let Some(p) = self.hot.get(h as usize) {
             prefetch_read(p as *const PacketHot as *const u8);
+        }
+    }
+
+    /// Hints the processor to fetch packet `h`'s cold half.
+    #[inline]
+    pub fn prefetch_cold(&self, h: u32) {
+        if let Some(p) = self.cold.get(h as usize) {
+            prefetch_read(p as *const PacketCold as *const u8);
         }
     }
 }

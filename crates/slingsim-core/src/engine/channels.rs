@@ -137,6 +137,27 @@ impl Channels {
         }
     }
 
+    /// Hints the processor to fetch the transmitter of `ch`.
+    #[inline]
+    pub fn prefetch_transmitter(&self, ch: u32) {
+        if let Some(t) = self.tx.get(ch as usize) {
+            crate::packet::prefetch_read(t as *const Transmitter as *const u8);
+        }
+    }
+
+    /// Hints the processor to fetch what a packet arriving on `ch` reads
+    /// of it: its transmitter (where it leads, its rate and latency for the
+    /// credit return), the input port's crossbar read and its credit returns.
+    #[inline]
+    pub fn prefetch_input(&self, ch: u32) {
+        let c = ch as usize;
+        if c < self.tx.len() {
+            crate::packet::prefetch_read(&self.tx[c] as *const Transmitter as *const u8);
+            crate::packet::prefetch_read(&self.xbar[c] as *const CrossbarRead as *const u8);
+            crate::packet::prefetch_read(&self.returns[c] as *const VecDeque<CreditReturn> as *const u8);
+        }
+    }
+
     /// Credits of VC `vc` on `ch`.
     #[inline]
     pub fn credits(&self, ch: u32, vc: usize) -> i64 {
@@ -194,11 +215,16 @@ impl Channels {
         // Keep the returns sorted by arrival; they come nearly in order, so
         // the insertion point is found from the back in a step or two.
         let returns = &mut self.returns[ch as usize];
-        let mut pos = returns.len();
-        while pos > 0 && returns[pos - 1].at > at {
-            pos -= 1;
+        let r = CreditReturn { at, vc, bytes };
+        if returns.back().is_none_or(|last| last.at <= at) {
+            returns.push_back(r);
+        } else {
+            let mut pos = returns.len() - 1;
+            while pos > 0 && returns[pos - 1].at > at {
+                pos -= 1;
+            }
+            returns.insert(pos, r);
         }
-        returns.insert(pos, CreditReturn { at, vc, bytes });
         let t = &mut self.tx[ch as usize];
         t.next_credit_at = t.next_credit_at.min(at);
         std::mem::take(&mut t.waiting_credit)

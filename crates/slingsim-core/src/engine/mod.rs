@@ -237,14 +237,8 @@ impl Simulation {
         }
         let t0 = Instant::now();
         let limit = t.min(self.clock.end);
-        while let Some(et) = self.events.peek_time() {
-            if et > limit {
-                break;
-            }
-            let (et, ev) = self.events.pop().expect("peeked");
-            if let Some(Event::Arrive(next)) = self.events.peek_next() {
-                self.pool.prefetch(next);
-            }
+        while let Some((et, ev, ahead)) = self.events.pop_until(limit) {
+            self.prefetch_ahead(ahead);
             self.clock.now = et;
             self.dispatch(ev);
             if self.finished() {
@@ -280,6 +274,32 @@ impl Simulation {
                 (true, _) => EndReason::TimeLimit,
                 (false, _) => EndReason::MaxTime,
             });
+        }
+    }
+
+    /// Starts loading what the next two events will touch while this one
+    /// runs: a hop is a handful of dependent reads of records scattered
+    /// over memory, and the engine knows which ones before it needs them.
+    /// The event after next gets its packet (or transmitter) fetched; the
+    /// next one, whose packet is then at hand, gets the channel its packet
+    /// is on (or the queues of its output).
+    #[inline]
+    fn prefetch_ahead(&self, [next, after]: [Option<Event>; 2]) {
+        match after {
+            Some(Event::Arrive(h)) => self.pool.prefetch(h),
+            Some(Event::TryOutput(c)) => self.channels.prefetch_transmitter(c),
+            _ => {}
+        }
+        match next {
+            Some(Event::Arrive(h)) => {
+                let p = self.pool.hot(h);
+                self.channels.prefetch_input(p.ch);
+                if p.flags & crate::packet::FLAG_LAST_HOP != 0 {
+                    self.pool.prefetch_cold(h);
+                }
+            }
+            Some(Event::TryOutput(c)) => self.switches.prefetch_queues(c, self.vcs.n_vcs),
+            _ => {}
         }
     }
 

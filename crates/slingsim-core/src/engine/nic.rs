@@ -321,7 +321,11 @@ impl Simulation {
         let left = msg.to_send - payload as u64;
         self.nics.messages[m as usize].to_send = left;
         if left == 0 {
-            self.nics.queue[e as usize].remove(i);
+            if i == 0 {
+                self.nics.queue[e as usize].pop_front();
+            } else {
+                self.nics.queue[e as usize].remove(i);
+            }
             if msg.flow == NONE {
                 // Nothing waits for this message's completion: free it now so
                 // delivery need not touch it.

@@ -30,6 +30,14 @@ pub(crate) struct Switches {
 }
 
 impl Switches {
+    /// Hints the processor to fetch the virtual output queues of output `ch`.
+    #[inline]
+    pub fn prefetch_queues(&self, ch: u32, n_vcs: usize) {
+        if let Some(q) = self.queues.get(ch as usize * n_vcs) {
+            crate::packet::prefetch_read(q as *const PacketQueue as *const u8);
+        }
+    }
+
     /// Time input port of rate `rate` needs to read `wire` bytes into the crossbar.
     #[inline]
     pub fn read_time(&self, rate: Rate, wire: u32) -> Ps {
@@ -280,6 +288,9 @@ impl Simulation {
         self.channels.xbar[in_ch as usize] = super::channels::CrossbarRead { from: now, until: now + read };
         if t.fabric {
             p.hops += 1;
+        }
+        if t.to_endpoint {
+            p.flags |= crate::packet::FLAG_LAST_HOP;
         }
         p.tail = end + t.latency();
         p.path_ps = p.path_ps.saturating_add(t.latency() as u32);

@@ -534,6 +534,12 @@ impl Config {
             positive("links.global_bandwidth_bps", b)?;
         }
         positive("switch.speedup", self.switch.speedup)?;
+        if self.switch.buffer_bytes > 1 << 30 {
+            return Err(ConfigError::new(
+                "switch.buffer_bytes",
+                format!("an input buffer of at most 1 GiB (1073741824 bytes; Rosetta has 128 KiB per port), got {}", self.switch.buffer_bytes),
+            ));
+        }
         non_negative("cost.link_usd", self.cost.link_usd)?;
         non_negative("cost.router_usd", self.cost.router_usd)?;
         positive("sim.duration_ns", self.sim.duration_ns)?;

@@ -32,8 +32,29 @@ pub enum Event {
     MpiLocal(u32),
 }
 
-impl Event {
+/// An upcoming event seen ahead of time, still packed (for prefetching).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ahead(u64);
+
+impl Ahead {
+    /// No event.
+    pub const NONE: Ahead = Ahead(u64::MAX);
+
+    /// The packet of an `Arrive` event.
     #[inline]
+    pub fn arrive(self) -> Option<u32> {
+        (self.0 >> 60 == 0).then_some(self.0 as u32)
+    }
+
+    /// The channel of a `TryOutput` event.
+    #[inline]
+    pub fn try_output(self) -> Option<u32> {
+        (self.0 >> 60 == 1).then_some(self.0 as u32)
+    }
+}
+
+impl Event {
+    #[inline(always)]
     fn pack(self) -> u64 {
         match self {
             Event::Arrive(h) => h as u64,
@@ -160,9 +181,14 @@ impl Default for EventQueue {
 
 impl EventQueue {
     /// Schedules `ev` at time `at` (not earlier than the last popped event).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, at: Ps, ev: Event) {
-        let e = Entry { time: at, event: ev.pack() };
+        // Packed at the call site, where the variant is known.
+        self.push_packed(at, ev.pack());
+    }
+
+    fn push_packed(&mut self, at: Ps, event: u64) {
+        let e = Entry { time: at, event };
         let abs = at >> BUCKET_BITS;
         if abs <= self.cur {
             // Into the bucket being drained: after every entry not later
@@ -316,8 +342,8 @@ impl EventQueue {
     /// before, with the two events after it (not taken; either may be
     /// missing), for prefetching what they will touch.
     #[inline]
-    pub fn pop_until(&mut self, limit: Ps) -> Option<(Ps, Event, [Option<Event>; 2])> {
-        if !self.fill(3) {
+    pub fn pop_until(&mut self, limit: Ps) -> Option<(Ps, Event, [Ahead; 2])> {
+        if self.current.len() - self.pos < 3 && !self.fill(3) {
             return None;
         }
         let e = self.current[self.pos];
@@ -326,7 +352,7 @@ impl EventQueue {
         }
         self.pos += 1;
         self.processed += 1;
-        let at = |i: usize| self.current.get(i).map(|e| Event::unpack(e.event));
+        let at = |i: usize| self.current.get(i).map_or(Ahead::NONE, |e| Ahead(e.event));
         Some((e.time, Event::unpack(e.event), [at(self.pos), at(self.pos + 1)]))
     }
 

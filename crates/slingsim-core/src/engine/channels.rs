@@ -8,11 +8,16 @@
 use super::{NEVER, VcLayout};
 use crate::network::{End, LinkKind, Network, NONE};
 use crate::units::{Ps, Rate};
-use std::collections::VecDeque;
 
-/// Per-hop state of one channel's transmitter, in one cache line.
+/// Virtual channels whose credits a channel record holds itself; configs
+/// with more keep them in a separate array.
+pub(crate) const INLINE_VCS: usize = 8;
+
+/// Everything a hop reads and writes of one channel, in two cache lines:
+/// the transmitter, the credits of the buffer it feeds, the crossbar read
+/// of the input port it feeds and its counters for the window.
 #[derive(Clone, Copy, Debug)]
-#[repr(C, align(64))]
+#[repr(C, align(128))]
 pub(crate) struct Transmitter {
     pub busy_until: Ps,
     /// Time of the pending TryOutput event (NEVER if none).
@@ -37,6 +42,13 @@ pub(crate) struct Transmitter {
     pub to_endpoint: bool,
     /// The link is switch-to-switch (counts as a hop).
     pub fabric: bool,
+    /// Credits (bytes) of each VC when there are at most [`INLINE_VCS`].
+    credits: [i32; INLINE_VCS],
+    /// The crossbar read the input port this channel feeds is committed to.
+    pub xbar: CrossbarRead,
+    /// Busy time and wire bytes inside the measurement window.
+    pub busy_ps: u64,
+    pub bytes: u64,
 }
 
 impl Transmitter {
@@ -55,6 +67,50 @@ struct CreditReturn {
     bytes: u32,
 }
 
+/// A transmitter's credit returns in order of arrival: a vector read from
+/// `head` (returns come nearly in order, so a new one is almost always
+/// appended).
+#[derive(Clone, Debug, Default)]
+struct ReturnQueue {
+    items: Vec<CreditReturn>,
+    head: usize,
+}
+
+impl ReturnQueue {
+    #[inline]
+    fn front(&self) -> Option<&CreditReturn> {
+        self.items.get(self.head)
+    }
+
+    #[inline]
+    fn pop_front(&mut self) {
+        self.head += 1;
+        if self.head == self.items.len() {
+            self.items.clear();
+            self.head = 0;
+        } else if self.head >= 64 && 2 * self.head >= self.items.len() {
+            // Never empty for long (a busy link): drop what was read, so
+            // the vector holds only returns on the wire.
+            self.items.drain(..self.head);
+            self.head = 0;
+        }
+    }
+
+    /// Inserts `r` after every return not later than it.
+    #[inline]
+    fn insert(&mut self, r: CreditReturn) {
+        if self.items.last().is_none_or(|last| last.at <= r.at) {
+            self.items.push(r);
+            return;
+        }
+        let mut pos = self.items.len() - 1;
+        while pos > self.head && self.items[pos - 1].at > r.at {
+            pos -= 1;
+        }
+        self.items.insert(pos, r);
+    }
+}
+
 /// The window an input port's crossbar read is committed to: [from, until).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct CrossbarRead {
@@ -62,28 +118,19 @@ pub(crate) struct CrossbarRead {
     pub until: Ps,
 }
 
-/// What a channel carried inside the measurement window.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct LinkCounters {
-    pub busy_ps: u64,
-    pub bytes: u64,
-    /// Packets replayed by link-level retry.
-    pub replays: u64,
-}
-
 /// Every channel of the network.
 pub(crate) struct Channels {
     pub tx: Vec<Transmitter>,
-    /// Crossbar reads of the input port each channel feeds.
-    pub xbar: Vec<CrossbarRead>,
-    /// Credits (bytes) per channel and virtual channel: `channel * n_vcs + vc`.
-    pub credits: Vec<i64>,
+    /// Credits (bytes) per channel and virtual channel, `channel * n_vcs +
+    /// vc`, when there are more VCs than a record holds (else empty).
+    wide_credits: Vec<i64>,
     /// Credits on their way back to each transmitter, earliest first.
-    returns: Vec<VecDeque<CreditReturn>>,
+    returns: Vec<ReturnQueue>,
     pub vcs: VcLayout,
     /// Endpoint each channel leaves from (`NONE`: a switch).
     pub from_endpoint: Vec<u32>,
-    pub counters: Vec<LinkCounters>,
+    /// Packets replayed by link-level retry on each channel.
+    pub replays: Vec<u64>,
     /// Credits of one VC of a fabric input buffer.
     pub vc_capacity: i64,
 }
@@ -99,16 +146,8 @@ impl Channels {
     pub fn new(net: &Network, vcs: VcLayout, vc_capacity: i64, buffer_bytes: u64, classes: usize) -> Channels {
         let nch = net.channels.len();
         let n = vcs.n_vcs;
-        let mut credits = vec![vc_capacity; nch * n];
         let per_class = buffer_bytes as i64 / classes as i64;
-        for (c, ch) in net.channels.iter().enumerate() {
-            if let End::Endpoint(_) = ch.src {
-                for v in 0..n {
-                    credits[c * n + v] = if v % vcs.hop_vcs == 0 { per_class } else { 0 };
-                }
-            }
-        }
-        Channels {
+        let mut ch = Channels {
             tx: net
                 .channels
                 .iter()
@@ -125,23 +164,41 @@ impl Channels {
                     waiting_credit: false,
                     to_endpoint: matches!(c.dst, End::Endpoint(_)),
                     fabric: c.kind != LinkKind::Terminal,
+                    credits: [0; INLINE_VCS],
+                    xbar: CrossbarRead::default(),
+                    busy_ps: 0,
+                    bytes: 0,
                 })
                 .collect(),
-            xbar: vec![CrossbarRead::default(); nch],
-            credits,
-            returns: vec![VecDeque::new(); nch],
+            wide_credits: if n > INLINE_VCS { vec![0; nch * n] } else { Vec::new() },
+            returns: vec![ReturnQueue::default(); nch],
             vcs,
             from_endpoint: net.channels.iter().map(|c| if let End::Endpoint(e) = c.src { e } else { NONE }).collect(),
-            counters: vec![LinkCounters::default(); nch],
+            replays: vec![0; nch],
             vc_capacity,
+        };
+        for (c, link) in net.channels.iter().enumerate() {
+            for v in 0..n {
+                let full = match link.src {
+                    // A switch's endpoint input port has no hop VCs: each
+                    // class gets its share of the buffer in its first VC.
+                    End::Endpoint(_) if v % vcs.hop_vcs == 0 => per_class,
+                    End::Endpoint(_) => 0,
+                    End::Switch { .. } => vc_capacity,
+                };
+                ch.set_credits(c as u32, v, full);
+            }
         }
+        ch
     }
 
     /// Hints the processor to fetch the transmitter of `ch`.
     #[inline]
     pub fn prefetch_transmitter(&self, ch: u32) {
         if let Some(t) = self.tx.get(ch as usize) {
-            crate::packet::prefetch_read(t as *const Transmitter as *const u8);
+            let t = t as *const Transmitter as *const u8;
+            crate::packet::prefetch_read(t);
+            crate::packet::prefetch_read(t.wrapping_add(64));
         }
     }
 
@@ -152,22 +209,44 @@ impl Channels {
     pub fn prefetch_input(&self, ch: u32) {
         let c = ch as usize;
         if c < self.tx.len() {
-            crate::packet::prefetch_read(&self.tx[c] as *const Transmitter as *const u8);
-            crate::packet::prefetch_read(&self.xbar[c] as *const CrossbarRead as *const u8);
-            crate::packet::prefetch_read(&self.returns[c] as *const VecDeque<CreditReturn> as *const u8);
+            let t = &self.tx[c] as *const Transmitter as *const u8;
+            crate::packet::prefetch_read(t);
+            crate::packet::prefetch_read(t.wrapping_add(64));
+            crate::packet::prefetch_read(&self.returns[c] as *const ReturnQueue as *const u8);
         }
     }
 
-    /// Credits of VC `vc` on `ch`.
+    /// Credits of VC `vc` on `ch` (as last absorbed).
     #[inline]
     pub fn credits(&self, ch: u32, vc: usize) -> i64 {
-        self.credits[ch as usize * self.vcs.n_vcs + vc]
+        if self.wide_credits.is_empty() {
+            self.tx[ch as usize].credits[vc] as i64
+        } else {
+            self.wide_credits[ch as usize * self.vcs.n_vcs + vc]
+        }
+    }
+
+    /// Sets the credits of VC `vc` on `ch`.
+    #[inline]
+    pub fn set_credits(&mut self, ch: u32, vc: usize, bytes: i64) {
+        if self.wide_credits.is_empty() {
+            self.tx[ch as usize].credits[vc] = bytes as i32;
+        } else {
+            self.wide_credits[ch as usize * self.vcs.n_vcs + vc] = bytes;
+        }
+    }
+
+    /// Adds `bytes` (negative: spends) to the credits of VC `vc` on `ch`.
+    #[inline]
+    fn add_credits(&mut self, ch: u32, vc: usize, bytes: i64) {
+        let c = self.credits(ch, vc);
+        self.set_credits(ch, vc, c + bytes);
     }
 
     /// Spends `bytes` credits of VC `vc` on `ch`.
     #[inline]
     pub fn spend(&mut self, ch: u32, vc: usize, bytes: u32) {
-        self.credits[ch as usize * self.vcs.n_vcs + vc] -= bytes as i64;
+        self.add_credits(ch, vc, -(bytes as i64));
     }
 
     /// Moves credits that have arrived by `now` into the transmitter's
@@ -178,16 +257,14 @@ impl Channels {
         if self.tx[c].next_credit_at > now {
             return self.tx[c].next_credit_at;
         }
-        let n = self.vcs.n_vcs;
-        let returns = &mut self.returns[c];
-        while let Some(r) = returns.front() {
+        while let Some(&r) = self.returns[c].front() {
             if r.at > now {
                 break;
             }
-            self.credits[c * n + r.vc as usize] += r.bytes as i64;
-            returns.pop_front();
+            self.add_credits(ch, r.vc as usize, r.bytes as i64);
+            self.returns[c].pop_front();
         }
-        let next = returns.front().map_or(NEVER, |r| r.at);
+        let next = self.returns[c].front().map_or(NEVER, |r| r.at);
         self.tx[c].next_credit_at = next;
         next
     }
@@ -214,17 +291,7 @@ impl Channels {
         self.absorb(ch, now);
         // Keep the returns sorted by arrival; they come nearly in order, so
         // the insertion point is found from the back in a step or two.
-        let returns = &mut self.returns[ch as usize];
-        let r = CreditReturn { at, vc, bytes };
-        if returns.back().is_none_or(|last| last.at <= at) {
-            returns.push_back(r);
-        } else {
-            let mut pos = returns.len() - 1;
-            while pos > 0 && returns[pos - 1].at > at {
-                pos -= 1;
-            }
-            returns.insert(pos, r);
-        }
+        self.returns[ch as usize].insert(CreditReturn { at, vc, bytes });
         let t = &mut self.tx[ch as usize];
         t.next_credit_at = t.next_credit_at.min(at);
         std::mem::take(&mut t.waiting_credit)
@@ -240,11 +307,8 @@ impl Channels {
             return FAILED_LINK;
         }
         self.absorb(ch, now);
-        let t = &self.tx[ch as usize];
-        let n = self.vcs.n_vcs;
-        let base = ch as usize * n;
-        let used: i64 = self.credits[base..base + n].iter().map(|&c| self.vc_capacity - c).sum::<i64>().max(0);
-        t.queued_bytes + used as u64
+        let used: i64 = (0..self.vcs.n_vcs).map(|v| self.vc_capacity - self.credits(ch, v)).sum::<i64>().max(0);
+        self.tx[ch as usize].queued_bytes + used as u64
     }
 
     /// True if a crossbar read of `read()` ps from input `in_ch` starting
@@ -252,7 +316,7 @@ impl Channels {
     /// (`read` is only asked for when the committed read is not over).
     #[inline]
     pub fn xbar_busy(&self, in_ch: u32, at: Ps, read: impl FnOnce() -> Ps) -> bool {
-        let x = &self.xbar[in_ch as usize];
+        let x = &self.tx[in_ch as usize].xbar;
         at < x.until && at + read() > x.from
     }
 
@@ -261,9 +325,9 @@ impl Channels {
     #[inline]
     pub fn account(&mut self, ch: u32, ser: Ps, wire: u32, in_window: bool) {
         if in_window {
-            let c = &mut self.counters[ch as usize];
-            c.busy_ps += ser;
-            c.bytes += wire as u64;
+            let t = &mut self.tx[ch as usize];
+            t.busy_ps += ser;
+            t.bytes += wire as u64;
         }
     }
 }

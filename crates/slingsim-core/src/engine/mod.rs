@@ -284,22 +284,20 @@ impl Simulation {
     /// next one, whose packet is then at hand, gets the channel its packet
     /// is on (or the queues of its output).
     #[inline]
-    fn prefetch_ahead(&self, [next, after]: [Option<Event>; 2]) {
-        match after {
-            Some(Event::Arrive(h)) => self.pool.prefetch(h),
-            Some(Event::TryOutput(c)) => self.channels.prefetch_transmitter(c),
-            _ => {}
+    fn prefetch_ahead(&self, [next, after]: [crate::event::Ahead; 2]) {
+        if let Some(h) = after.arrive() {
+            self.pool.prefetch(h);
+        } else if let Some(c) = after.try_output() {
+            self.channels.prefetch_transmitter(c);
         }
-        match next {
-            Some(Event::Arrive(h)) => {
-                let p = self.pool.hot(h);
-                self.channels.prefetch_input(p.ch);
-                if p.flags & crate::packet::FLAG_LAST_HOP != 0 {
-                    self.pool.prefetch_cold(h);
-                }
+        if let Some(h) = next.arrive() {
+            let p = self.pool.hot(h);
+            self.channels.prefetch_input(p.ch);
+            if p.flags & crate::packet::FLAG_LAST_HOP != 0 {
+                self.pool.prefetch_cold(h);
             }
-            Some(Event::TryOutput(c)) => self.switches.prefetch_queues(c, self.vcs.n_vcs),
-            _ => {}
+        } else if let Some(c) = next.try_output() {
+            self.switches.prefetch_queues(c, self.vcs.n_vcs);
         }
     }
 

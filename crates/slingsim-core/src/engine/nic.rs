@@ -113,12 +113,11 @@ impl Simulation {
         self.nics.queue[src as usize].push_back(id);
         self.nics.backlog[src as usize] += bytes;
         let ch = self.net.endpoint_up[src as usize];
-        let t = self.channels.tx[ch as usize];
-        if t.busy_until <= now && t.scheduled_at == NEVER && self.nics.queue[src as usize].len() == 1 {
+        let (busy_until, scheduled_at) = (self.channels.tx[ch as usize].busy_until, self.channels.tx[ch as usize].scheduled_at);
+        if busy_until <= now && scheduled_at == NEVER && self.nics.queue[src as usize].len() == 1 {
             self.nic_send(src, ch); // idle NIC: send at once, no event needed
         } else {
-            let at = now.max(t.busy_until);
-            self.schedule_try(ch, at);
+            self.schedule_try(ch, now.max(busy_until));
         }
     }
 
@@ -349,20 +348,20 @@ impl Simulation {
     /// Puts packet `h` on NIC `e`'s injection channel `ch` now.
     pub(crate) fn inject(&mut self, h: u32, ch: u32) {
         let now = self.clock.now;
-        let t = self.channels.tx[ch as usize];
+        let (rate, latency) = (self.channels.tx[ch as usize].rate, self.channels.tx[ch as usize].latency());
         let (wire, class) = {
             let p = self.pool.hot(h);
             (p.wire, p.class)
         };
-        let ser = t.rate.serialize(wire as u64);
+        let ser = rate.serialize(wire as u64);
         let retry = self.link_retry_delay(ch, wire, ser);
         let vc = self.vcs.first_of(class);
         let p = self.pool.hot_mut(h);
         p.ch = ch;
         p.vc = vc as u8;
-        p.tail = now + ser + retry + t.latency();
-        p.path_ps = t.latency() as u32;
-        self.events.push(now + retry + t.latency(), Event::Arrive(h));
+        p.tail = now + ser + retry + latency;
+        p.path_ps = latency as u32;
+        self.events.push(now + retry + latency, Event::Arrive(h));
         self.channels.spend(ch, vc, wire);
         self.channels.tx[ch as usize].busy_until = now + ser + retry;
         self.account_transmission(ch, now, ser + retry, wire);

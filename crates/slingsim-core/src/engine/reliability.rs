@@ -33,18 +33,23 @@ impl Simulation {
     /// and the sender replays it from its replay buffer, which costs a link
     /// round trip plus a new serialization each time. Returns the delay the
     /// replays add (0 on a clean link); nothing is lost.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn link_retry_delay(&mut self, ch: u32, wire: u32, ser: Ps) -> Ps {
-        let r = &mut self.reliability;
-        if r.bit_error_rate == 0.0 {
+        if self.reliability.bit_error_rate == 0.0 {
             return 0;
         }
+        self.replay_corrupted(ch, wire, ser)
+    }
+
+    /// The replays of a packet on a link with bit errors (see [`Self::link_retry_delay`]).
+    fn replay_corrupted(&mut self, ch: u32, wire: u32, ser: Ps) -> Ps {
+        let r = &mut self.reliability;
         let p_bad = 1.0 - (1.0 - r.bit_error_rate).powf(8.0 * wire as f64);
         let latency = self.channels.tx[ch as usize].latency();
         let mut delay = 0;
         while r.error_rng.unit() < p_bad {
             delay += ser + 2 * latency;
-            self.channels.counters[ch as usize].replays += 1;
+            self.channels.replays[ch as usize] += 1;
         }
         delay
     }

@@ -128,7 +128,7 @@ impl Simulation {
                 .iter()
                 .enumerate()
                 .filter(|(_, c)| c.kind == kind)
-                .map(|(i, _)| self.channels.counters[i].busy_ps as f64 / self.window() as f64)
+                .map(|(i, _)| self.channels.tx[i].busy_ps as f64 / self.window() as f64)
                 .collect();
             if utils.is_empty() {
                 continue;
@@ -164,7 +164,7 @@ impl Simulation {
             "bytes_conserved": m.bytes_injected == m.bytes_delivered + in_flight + r.bytes_lost,
             "congestion": self.congestion_summary(),
             "classes": self.qos.classes.iter().map(|c| c.spec.name.clone()).collect::<Vec<_>>(),
-            "llr_replays": self.channels.counters.iter().map(|t| t.replays).sum::<u64>(),
+            "llr_replays": self.channels.replays.iter().sum::<u64>(),
             "packets_out_of_order": self.flows.records.iter().map(|f| f.out_of_order).sum::<u64>(),
             "offered_load": o["offered_load"],
             "accepted_load": o["accepted_load"],
@@ -267,11 +267,11 @@ impl Simulation {
         t.push("dst_port", Column::I64(ch.iter().map(|c| side(c.dst).1).collect()));
         t.push("dst_endpoint", Column::I64(ch.iter().map(|c| side(c.dst).2).collect()));
         t.push("bandwidth_bps", Column::F64(ch.iter().map(|c| c.rate.bps()).collect()));
-        let counters = &self.channels.counters;
-        t.push("bytes", Column::U64(counters.iter().map(|t| t.bytes).collect()));
+        let tx = &self.channels.tx;
+        t.push("bytes", Column::U64(tx.iter().map(|t| t.bytes).collect()));
         let w = self.window() as f64;
-        t.push("utilization", Column::F64(counters.iter().map(|t| t.busy_ps as f64 / w).collect()));
-        t.push("llr_replays", Column::U64(counters.iter().map(|t| t.replays).collect()));
+        t.push("utilization", Column::F64(tx.iter().map(|t| t.busy_ps as f64 / w).collect()));
+        t.push("llr_replays", Column::U64(self.channels.replays.clone()));
         t
     }
 

@@ -118,16 +118,17 @@ impl Simulation {
     /// Credits only grow until then, so the check is conservative.
     #[inline]
     fn try_cut_through(&mut self, h: u32, out: u32, vc: usize, to_endpoint: bool) -> bool {
-        let t = self.channels.tx[out as usize];
+        let t = &self.channels.tx[out as usize];
         if t.queued_packets > 0 || t.scheduled_at != NEVER {
             return false;
         }
+        let busy_until = t.busy_until;
         let p = self.pool.hot(h);
         // Only an output that is free when the packet is ready: committing
         // behind a busy output would hold downstream credits too early.
         let start = p.ready;
         let read = || self.switches.read_time(self.channels.tx[p.in_ch as usize].rate, p.wire);
-        if t.busy_until > start || self.channels.xbar_busy(p.in_ch, start, read) {
+        if busy_until > start || self.channels.xbar_busy(p.in_ch, start, read) {
             return false;
         }
         if !to_endpoint && !self.channels.has_credits(out, vc, p.wire, self.clock.now) {
@@ -166,7 +167,7 @@ impl Simulation {
             }
             let read = || self.switches.read_time(self.channels.tx[q.head_in_ch as usize].rate, q.head_wire);
             if self.channels.xbar_busy(q.head_in_ch, now, read) {
-                wake = wake.min(self.channels.xbar[q.head_in_ch as usize].until);
+                wake = wake.min(self.channels.tx[q.head_in_ch as usize].xbar.until);
                 continue;
             }
             let c = if ncls > 1 { self.vcs.class_of(vc) } else { 0 };
@@ -266,10 +267,13 @@ impl Simulation {
     /// Starts sending packet `h` on channel `ch` (VC `vc`) at time `now`
     /// (the present, or the moment a cut-through packet becomes ready).
     fn start_transmission(&mut self, h: u32, ch: u32, vc: usize, to_switch: bool, now: Ps) {
-        let t = self.channels.tx[ch as usize];
+        let (rate, latency, fabric, to_endpoint, fail_at) = {
+            let t = &self.channels.tx[ch as usize];
+            (t.rate, t.latency(), t.fabric, t.to_endpoint, t.fail_at)
+        };
         let wire = self.pool.hot(h).wire;
-        let ser = t.rate.serialize(wire as u64);
-        if t.fail_at <= now {
+        let ser = rate.serialize(wire as u64);
+        if fail_at <= now {
             self.lose_on_failed_link(h, ch, now);
             return;
         }
@@ -283,25 +287,26 @@ impl Simulation {
         // The input buffer space frees as the tail leaves; the credit
         // travels back over the input link.
         let in_ch = p.in_ch;
-        let input = self.channels.tx[in_ch as usize];
+        let input = &mut self.channels.tx[in_ch as usize];
         let read = self.switches.read_time(input.rate, wire);
-        self.channels.xbar[in_ch as usize] = super::channels::CrossbarRead { from: now, until: now + read };
-        if t.fabric {
+        input.xbar = super::channels::CrossbarRead { from: now, until: now + read };
+        let back = end + input.latency();
+        if fabric {
             p.hops += 1;
         }
-        if t.to_endpoint {
+        if to_endpoint {
             p.flags |= crate::packet::FLAG_LAST_HOP;
         }
-        p.tail = end + t.latency();
-        p.path_ps = p.path_ps.saturating_add(t.latency() as u32);
+        p.tail = end + latency;
+        p.path_ps = p.path_ps.saturating_add(latency as u32);
         let (in_vc, class) = (p.in_vc, p.class);
-        if self.channels.send_back(in_ch, in_vc, wire, end + input.latency(), self.clock.now) {
-            self.schedule_try(in_ch, end + input.latency());
+        if self.channels.send_back(in_ch, in_vc, wire, back, self.clock.now) {
+            self.schedule_try(in_ch, back);
         }
         if self.qos.classes.len() > 1 {
             self.qos.share.record(ch, class as usize, now, wire);
         }
-        self.events.push(now + retry + t.latency(), Event::Arrive(h));
+        self.events.push(now + retry + latency, Event::Arrive(h));
         self.channels.tx[ch as usize].busy_until = end;
         self.account_transmission(ch, now, end - now, wire);
     }

@@ -48,7 +48,7 @@ impl Simulation {
             };
             let vcs: Vec<_> = (0..n)
                 .filter(|&v| !self.switches.queues[c * n + v].is_empty())
-                .map(|v| json!({"vc": v, "credits_bytes": self.channels.credits[c * n + v]}))
+                .map(|v| json!({"vc": v, "credits_bytes": self.channels.credits(c as u32, v)}))
                 .collect();
             self.stuck.push(json!({
                 "channel": c,
@@ -84,10 +84,9 @@ mod tests {
         }"#;
         let mut sim = Simulation::from_json(cfg).unwrap();
         // Starve every switch-to-switch channel on VC 0.
-        let n = sim.vcs.n_vcs;
         let starved: Vec<usize> = (0..sim.net.channels.len()).filter(|&c| matches!(sim.net.channels[c].dst, End::Switch { .. }) && matches!(sim.net.channels[c].src, End::Switch { .. })).collect();
         for &c in &starved {
-            sim.channels.credits[c * n] = 0;
+            sim.channels.set_credits(c as u32, 0, 0);
         }
         sim.run();
         let s = sim.summary();

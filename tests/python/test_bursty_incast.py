@@ -22,16 +22,28 @@ def test_grid_has_a_persistent_row_and_every_burst_and_gap():
         assert aggressor["burst_messages"] == l["burst_messages"]
 
 
+SEEDS = (1, 2, 3)
+"""One 20-iteration run's impact moves between 1.15 and 1.32 with the seed alone: the test takes the mean of three."""
+
+
+def with_seed(cfg, seed):
+    cfg = copy.deepcopy(cfg)
+    cfg["sim"]["seed"] = seed
+    return cfg
+
+
 def test_bursts_barely_touch_the_victim_with_slingshot_but_not_without(tmp_path):
     iso = base()
     iso["job"][0]["iterations"] = 20
     bursty = with_aggressor(iso, 1024, 100, 1000.0)
+    pairs = [(with_seed(iso, seed), with_seed(bursty, seed)) for seed in SEEDS]
+    s = run_summaries([cfg for pair in pairs for cfg in pair], scheduler="sync")
+    slingshot = sum(impact_of(s[2 * i], s[2 * i + 1])[0] for i in range(len(SEEDS))) / len(SEEDS)
     unprotected_iso = copy.deepcopy(iso)
     unprotected_iso["congestion"]["algorithm"] = "none"
     unprotected = with_aggressor(unprotected_iso, 1024, 100, 1000.0)
-    s = run_summaries([iso, bursty, unprotected_iso, unprotected], scheduler="sync")
-    slingshot, _ = impact_of(s[0], s[1])
-    none, _ = impact_of(s[2], s[3])
+    s = run_summaries([unprotected_iso, unprotected], scheduler="sync")
+    none, _ = impact_of(s[0], s[1])
     assert slingshot < 1.3
     assert none > 3.0
     rows = [{"aggressor_bytes": 1024, "burst_messages": 100, "burst_gap_ns": 1000.0, "impact": slingshot},

@@ -148,6 +148,11 @@ pub struct EventQueue {
     /// Entries of the bucket being drained, earliest first, from `pos` on.
     current: Vec<Entry>,
     pos: usize,
+    /// Events scheduled into the time range of `current` after it was
+    /// formed (a transmitter's attempt at the present time, say), in a heap
+    /// by (time, sequence): every one of them was scheduled after every
+    /// entry of `current`, so among equal times `current` goes first.
+    near: std::collections::BinaryHeap<Late>,
     /// Absolute number of the bucket being drained.
     cur: u64,
     buckets: Vec<Vec<Entry>>,
@@ -167,6 +172,7 @@ impl Default for EventQueue {
         EventQueue {
             current: Vec::new(),
             pos: 0,
+            near: Default::default(),
             cur: 0,
             buckets: (0..WHEEL).map(|_| Vec::new()).collect(),
             occupied: vec![0; WHEEL / 64],
@@ -191,11 +197,14 @@ impl EventQueue {
         let e = Entry { time: at, event };
         let abs = at >> BUCKET_BITS;
         if abs <= self.cur {
-            // Into the bucket being drained: after every entry not later
-            // than it (it was scheduled after all of them).
-            let rest = &self.current[self.pos..];
-            let i = if rest.last().is_none_or(|x| x.time <= at) { rest.len() } else { rest.partition_point(|x| x.time <= at) };
-            self.current.insert(self.pos + i, e);
+            // Into the range being drained: at the end if nothing there is
+            // later, else beside it (it was scheduled after all of them).
+            if self.near.is_empty() && self.current.last().is_none_or(|x| x.time <= at) {
+                self.current.push(e);
+            } else {
+                self.seq += 1;
+                self.near.push(Late { time: at, seq: self.seq, event });
+            }
         } else if abs < self.cur + WHEEL as u64 {
             let b = (abs as usize) & (WHEEL - 1);
             self.buckets[b].push(e);
@@ -207,24 +216,18 @@ impl EventQueue {
         }
     }
 
-    /// Makes `current` hold at least `want` unread entries, taking the next
-    /// buckets in time order, as long as events are pending; false when
-    /// nothing is pending at all. Entries of later buckets may then sit in
-    /// `current` behind the earliest ones (a push into their time range is
-    /// inserted there in order), which lets the engine look a few events
-    /// ahead.
+    /// Takes the next bucket into `current` once everything at hand is
+    /// done; false when nothing is pending at all.
     #[inline]
-    fn fill(&mut self, want: usize) -> bool {
-        while self.current.len() - self.pos < want {
-            if !self.take_next_bucket() {
-                break;
-            }
+    fn fill(&mut self) -> bool {
+        if self.pos == self.current.len() && self.near.is_empty() {
+            return self.take_next_bucket();
         }
-        self.pos < self.current.len()
+        true
     }
 
-    /// Appends the next non-empty bucket, sorted, to `current`; false if
-    /// no event is pending outside `current`.
+    /// Makes the next non-empty bucket, sorted, `current`; false if no
+    /// event is pending.
     fn take_next_bucket(&mut self) -> bool {
         if self.in_wheel == 0 && self.overflow.is_empty() {
             return false;
@@ -234,14 +237,9 @@ impl EventQueue {
         } else {
             self.cur = self.next_occupied(self.cur + 1);
         }
-        if self.pos == self.current.len() {
-            self.current.clear();
-            self.pos = 0;
-        } else if self.pos > 0 {
-            self.current.drain(..self.pos);
-            self.pos = 0;
-        }
-        let start = self.current.len();
+        self.current.clear();
+        self.pos = 0;
+        let start = 0;
         // Overflow entries of this bucket were scheduled before any wheel
         // entry of it (they were beyond the horizon then): they go first.
         while let Some(e) = self.overflow.peek() {
@@ -332,38 +330,60 @@ impl EventQueue {
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&mut self) -> Option<Ps> {
-        if !self.fill(1) {
-            return None;
+        self.fill();
+        let c = self.current.get(self.pos).map(|e| e.time);
+        let n = self.near.peek().map(|e| e.time);
+        match (c, n) {
+            (Some(c), Some(n)) => Some(c.min(n)),
+            (c, n) => c.or(n),
         }
-        Some(self.current[self.pos].time)
     }
 
     /// Removes and returns the earliest event if it is due at `limit` or
-    /// before, with the two events after it (not taken; either may be
+    /// before, with the next two of its bucket (not taken; either may be
     /// missing), for prefetching what they will touch.
     #[inline]
     pub fn pop_until(&mut self, limit: Ps) -> Option<(Ps, Event, [Ahead; 2])> {
-        if self.current.len() - self.pos < 3 && !self.fill(3) {
-            return None;
-        }
-        let e = self.current[self.pos];
-        if e.time > limit {
-            return None;
-        }
-        self.pos += 1;
+        self.fill();
+        let e = self.take_earliest(limit)?;
         self.processed += 1;
         let at = |i: usize| self.current.get(i).map_or(Ahead::NONE, |e| Ahead(e.event));
         Some((e.time, Event::unpack(e.event), [at(self.pos), at(self.pos + 1)]))
     }
 
+    /// Takes the earliest of `current`'s head and `near`'s top if it is due
+    /// by `limit` (`current` first among equal times).
+    #[inline]
+    fn take_earliest(&mut self, limit: Ps) -> Option<Entry> {
+        let c = self.current.get(self.pos).copied();
+        let from_near = match (c, self.near.peek()) {
+            (None, None) => return None,
+            (Some(_), None) => false,
+            (None, Some(_)) => true,
+            (Some(c), Some(n)) => n.time < c.time,
+        };
+        if from_near {
+            let n = self.near.peek().expect("checked");
+            if n.time > limit {
+                return None;
+            }
+            let n = self.near.pop().expect("checked");
+            Some(Entry { time: n.time, event: n.event })
+        } else {
+            let c = c.expect("checked");
+            if c.time > limit {
+                return None;
+            }
+            self.pos += 1;
+            Some(c)
+        }
+    }
+
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, Event)> {
-        if !self.fill(1) {
-            return None;
-        }
-        let e = self.current[self.pos];
-        self.pos += 1;
+        self.fill();
+        let e = self.take_earliest(Ps::MAX)?;
         self.processed += 1;
         Some((e.time, Event::unpack(e.event)))
     }
@@ -374,7 +394,7 @@ impl EventQueue {
             .iter()
             .chain(self.buckets.iter().flatten())
             .map(|e| e.event)
-            .chain(self.overflow.iter().map(|e| e.event))
+            .chain(self.overflow.iter().chain(self.near.iter()).map(|e| e.event))
             .map(Event::unpack)
     }
 
@@ -385,7 +405,7 @@ impl EventQueue {
 
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.current.len() - self.pos + self.in_wheel + self.overflow.len()
+        self.current.len() - self.pos + self.near.len() + self.in_wheel + self.overflow.len()
     }
 
     /// True when nothing is pending.
@@ -461,6 +481,47 @@ mod tests {
         }
         assert_eq!(popped.len(), next as usize);
         assert!(popped.windows(2).all(|w| w[0].0 <= w[1].0));
+    }
+
+    /// Against a reference that sorts by (time, scheduling order): pushes
+    /// while draining, many at the present time and just after it (the
+    /// cases the near heap and lookahead handle), and far ones.
+    #[test]
+    fn ties_stay_fifo_when_pushed_while_draining() {
+        let mut q = EventQueue::default();
+        let mut r = Rng::new(7, 7);
+        let mut reference = std::collections::BTreeMap::new();
+        let mut seq = 0u64;
+        let mut push = |q: &mut EventQueue, t: u64, reference: &mut std::collections::BTreeMap<(u64, u64), u32>| {
+            seq += 1;
+            q.push(t, Event::Arrive(seq as u32));
+            reference.insert((t, seq), seq as u32);
+        };
+        for _ in 0..200 {
+            let t = r.below(3) * 1000;
+            push(&mut q, t, &mut reference);
+        }
+        let mut popped = 0;
+        // The engine's pop, which keeps three events at hand.
+        while let Some((t, e, _)) = q.pop_until(u64::MAX) {
+            let (&key, &want) = reference.iter().next().expect("reference has it");
+            reference.remove(&key);
+            assert_eq!((t, e), (key.0, Event::Arrive(want)), "pop {popped}");
+            popped += 1;
+            if popped < 20_000 {
+                for _ in 0..2 {
+                    let dt = match r.below(4) {
+                        0 => 0,
+                        1 => r.below(2_000),
+                        2 => r.below(50_000),
+                        _ => r.below(10_000_000),
+                    };
+                    push(&mut q, t + dt, &mut reference);
+                }
+            }
+        }
+        assert!(reference.is_empty());
+        assert!(popped > 20_000);
     }
 
     #[test]

@@ -133,28 +133,31 @@ fn local_hop(df: &Dragonfly, net: &Network, s: u32, t: u32, rng: &mut Rng) -> u3
 
 /// Index (into `all_global_links`) of a random shortest-path global link
 /// from switch `s` of group `from` toward group `to` (and switch `target`
-/// there, if known). Ties are broken uniformly.
+/// there, if known). Ties are broken uniformly, with one random draw.
 fn pick_global(df: &Dragonfly, s: u32, from: u32, to: u32, target: u32, rng: &mut Rng) -> u32 {
     let links = df.links_between(from, to);
     let base = df.all_global_links().as_ptr() as usize;
     let offset = (links.as_ptr() as usize - base) / std::mem::size_of::<crate::topology::dragonfly::GlobalLink>();
-    let mut best = u32::MAX;
-    let mut chosen = 0usize;
-    let mut ties = 0u64;
-    for (i, l) in links.iter().enumerate() {
-        let h = (l.from != s) as u32 + (target != NONE && l.to != target) as u32;
+    let hops = |l: &crate::topology::dragonfly::GlobalLink| (l.from != s) as u32 + (target != NONE && l.to != target) as u32;
+    let (mut best, mut ties) = (u32::MAX, 0u64);
+    for l in links {
+        let h = hops(l);
         if h < best {
-            best = h;
-            chosen = i;
-            ties = 1;
+            (best, ties) = (h, 1);
         } else if h == best {
             ties += 1;
-            if rng.below(ties) == 0 {
-                chosen = i;
-            }
         }
     }
-    (offset + chosen) as u32
+    let mut k = if ties > 1 { rng.below(ties) } else { 0 };
+    for (i, l) in links.iter().enumerate() {
+        if hops(l) == best {
+            if k == 0 {
+                return (offset + i) as u32;
+            }
+            k -= 1;
+        }
+    }
+    unreachable!("a group pair has a link")
 }
 
 /// Switch-to-switch hops of a minimal path from `s` to `d`.

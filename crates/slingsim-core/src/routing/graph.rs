@@ -74,7 +74,8 @@ fn step(g: &GraphTopology, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rn
         return net.endpoint_down[pkt.dst as usize];
     }
     let want = g.distance(s, target).wrapping_sub(1);
-    let mut chosen = NONE;
+    // The cheapest neighbours one hop closer (all of them unless
+    // adaptive), then one of them uniformly, with one random draw.
     let mut best = u64::MAX;
     let mut ties = 0u64;
     for nb in g.neighbors(s) {
@@ -83,14 +84,26 @@ fn step(g: &GraphTopology, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rn
         }
         let cost = if adaptive { occupancy(nb.channel) } else { 0 };
         if cost < best {
-            best = cost;
-            chosen = nb.channel;
-            ties = 1;
+            (best, ties) = (cost, 1);
         } else if cost == best {
             ties += 1;
-            if rng.below(ties) == 0 {
+        }
+    }
+    let mut k = if ties > 1 { rng.below(ties) } else { 0 };
+    let mut chosen = NONE;
+    for nb in g.neighbors(s) {
+        if g.distance(nb.switch, target) != want {
+            continue;
+        }
+        // Occupancies are read again: reading absorbs returned credits, which
+        // changes nothing a second read sees.
+        let cost = if adaptive { occupancy(nb.channel) } else { 0 };
+        if cost == best {
+            if k == 0 {
                 chosen = nb.channel;
+                break;
             }
+            k -= 1;
         }
     }
     debug_assert_ne!(chosen, NONE, "no shortest-path neighbour from switch {s} toward {target}");

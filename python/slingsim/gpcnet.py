@@ -106,18 +106,20 @@ def run_gpcnet(
     congestors: Sequence[str] = CONGESTORS,
     overrides: Iterable[str] = (),
     seed: Optional[int] = None,
-    scheduler: Optional[str] = None,
+    scheduler: Any = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
     warmup_ns: float = WARMUP_NS,
+    cache: Any = True,
 ) -> Dict[str, Any]:
     """Run the suite (two simulations per victim test, fanned out over Dask) and return
-    ``{system, nodes, ppn, congestors, tests: [{name, unit, isolated, congested, impact_mean, impact_p99}]}``."""
+    ``{system, nodes, ppn, congestors, tests: [{name, unit, isolated, congested, impact_mean, impact_p99}]}``.
+    ``scheduler`` and ``cache`` are those of :func:`slingsim.sweep.run_summaries`."""
     from .sweep import run_summaries
 
     tests = gpcnet_configs(system, nodes, ppn, iterations, congestors, overrides, seed, warmup_ns)
     configs = [cfg for t in tests for cfg in (t["isolated"], t["congested"])]
-    summaries = run_summaries(configs, scheduler, workers, progress)
+    summaries = run_summaries(configs, scheduler, workers, progress, cache)
     rows = []
     for i, t in enumerate(tests):
         iso_s, con_s = summaries[2 * i], summaries[2 * i + 1]

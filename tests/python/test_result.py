@@ -23,7 +23,7 @@ def test_write_and_read_back_a_run(tmp_path, small_config):
         assert (out / name).is_file(), name
     again = Result.read(out)
     assert again.summary == json.loads(json.dumps(result.summary))
-    assert again.config == small_config
+    assert again.config == slingsim.resolved_config(small_config)
     assert again.packets.equals(result.packets)
     assert again.links.equals(result.links)
     assert again.flows.num_rows == result.flows.num_rows

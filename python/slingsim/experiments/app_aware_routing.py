@@ -27,8 +27,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
+from ..figures import save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
-from .output import write_tables  # noqa: E402
+from .output import study_output  # noqa: E402
 from .placement import group_pool  # noqa: E402
 
 SYSTEM = "aries-crystal"
@@ -77,13 +81,16 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
 def run_app_aware_routing(
     out_dir: Union[str, Path] = "out/app-aware-routing",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run the study; write ``app_aware_routing.parquet`` and ``app_aware_routing.png``; return the table."""
-    rows = []
-    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress):
+    started = provenance.now()
+    rows, summaries = [], []
+    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress, cache):
+        summaries.append(summary)
         job = summary["jobs"]["app"]
         modes = job["app_aware_messages"] or {}
         rows.append({**labels, "iteration_us": job["iteration_ns"]["mean"] / 1e3,
@@ -96,12 +103,13 @@ def run_app_aware_routing(
             best[r["workload"]] = min(best.get(r["workload"], r["iteration_us"]), r["iteration_us"])
     for r in rows:
         r["over_best_static"] = r["iteration_us"] / best[r["workload"]]
-    out = write_tables(out_dir, app_aware_routing=rows)
-    plot(rows, out / "app_aware_routing.png")
-    return pa.Table.from_pylist(rows)
+    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+        out.write(app_aware_routing=rows)
+        plot(rows, out.path / "app_aware_routing.png", out.provenance)
+        return out.table(rows)
 
 
-def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
+def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """Speedup over ADAPTIVE of each routing, grouped by workload."""
     names = list(dict.fromkeys(r["workload"] for r in rows))
     fig, ax = plt.subplots(figsize=(1.0 + 0.9 * len(names), 3.6))
@@ -115,6 +123,4 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
     ax.set_title("Aries (Crystal): static modes and application-aware routing", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)

@@ -24,8 +24,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
+from ..figures import save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
-from .output import write_tables  # noqa: E402
+from .output import study_output  # noqa: E402
 from .congestion_heatmap import run_points  # noqa: E402
 
 SYSTEM = "slingshot-malbec"
@@ -73,16 +77,18 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config, Conf
 def run_bursty_incast(
     out_dir: Union[str, Path] = "out/bursty-incast",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run the study; write ``bursty_incast.parquet`` and ``bursty_incast.png``; return the table."""
-    rows = run_points(study_points(quick), scheduler, workers, progress)
-    table = pa.Table.from_pylist(rows)
-    out = write_tables(out_dir, bursty_incast=rows)
-    plot(rows, out / "bursty_incast.png")
-    return table
+    started = provenance.now()
+    rows, summaries = run_points(study_points(quick), scheduler, workers, progress, cache)
+    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+        out.write(bursty_incast=rows)
+        plot(rows, out.path / "bursty_incast.png", out.provenance)
+        return out.table(rows)
 
 
 def _size_label(nbytes: int) -> str:
@@ -93,7 +99,7 @@ def _gap_label(gap_ns: float) -> str:
     return f"{gap_ns / 1e6:g} ms" if gap_ns >= 1e6 else f"{gap_ns / 1e3:g} us"
 
 
-def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
+def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """One heatmap per aggressor size: burst size up (persistent at the bottom), gap across."""
     sizes = list(dict.fromkeys(r["aggressor_bytes"] for r in rows))
     bursts = sorted({r["burst_messages"] for r in rows if r["burst_messages"]}) + [0]
@@ -120,6 +126,4 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
         ax.set_title(f"incast {_size_label(nbytes)}", fontsize=9)
     axes[0].set_ylabel("messages per burst")
     fig.colorbar(image, ax=list(axes), label="congestion impact")
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)

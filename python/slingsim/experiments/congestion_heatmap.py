@@ -33,9 +33,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
+from ..figures import save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
 from ..sweep import run_summaries  # noqa: E402
-from .output import write_tables  # noqa: E402
+from .output import study_output  # noqa: E402
 
 SYSTEMS = {"Slingshot": "slingshot-malbec", "Aries": "aries-crystal"}
 VICTIMS = {
@@ -166,38 +170,38 @@ def impact_row(iso: Dict[str, Any], con: Dict[str, Any]) -> Dict[str, Any]:
 
 def run_points(
     points: List[Tuple[Dict[str, Any], Config, Config]],
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
-) -> List[Dict[str, Any]]:
-    """Run every point (each distinct isolated config once) and return a row of labels and impact per point."""
-    unique: Dict[str, Config] = {}
-    for _, iso, _ in points:
-        unique.setdefault(repr(iso), iso)
-    iso_keys = list(unique)
-    configs = list(unique.values()) + [con for _, _, con in points]
-    summaries = run_summaries(configs, scheduler, workers, progress)
-    iso_by_key = dict(zip(iso_keys, summaries[: len(iso_keys)]))
-    return [{**labels, **impact_row(iso_by_key[repr(iso)], con_s)}
-            for (labels, iso, _), con_s in zip(points, summaries[len(iso_keys):])]
+    progress: bool = True,
+    cache: CacheLike = True,
+) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
+    """Run every point (identical isolated configs once); return a row of labels and impact per point,
+    and the summaries of every run (isolated then congested, for the study's provenance)."""
+    configs = [iso for _, iso, _ in points] + [con for _, _, con in points]
+    summaries = run_summaries(configs, scheduler, workers, progress, cache)
+    isolated, congested = summaries[: len(points)], summaries[len(points):]
+    rows = [{**labels, **impact_row(iso_s, con_s)} for (labels, _, _), iso_s, con_s in zip(points, isolated, congested)]
+    return rows, summaries
 
 
 def run_congestion_heatmap(
     out_dir: Union[str, Path] = "out/congestion-heatmap",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run the study; write ``congestion_heatmap.parquet`` and ``congestion_heatmap.png``; return the table."""
-    rows = run_points(study_points(quick), scheduler, workers, progress)
-    table = pa.Table.from_pylist(rows)
-    out = write_tables(out_dir, congestion_heatmap=rows)
-    plot(rows, out / "congestion_heatmap.png")
-    return table
+    started = provenance.now()
+    rows, summaries = run_points(study_points(quick), scheduler, workers, progress, cache)
+    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+        out.write(congestion_heatmap=rows)
+        plot(rows, out.path / "congestion_heatmap.png", out.provenance)
+        return out.table(rows)
 
 
-def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
+def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """One heatmap per system: victims down, aggressor x victim share across, log colour scale;
     ">" marks a censored (lower-bound) impact."""
     systems = list(dict.fromkeys(r["system"] for r in rows))
@@ -223,6 +227,4 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
         ax.set_yticks(range(len(victims)), victims, fontsize=8)
         ax.set_title(f"{system}: congestion impact")
     fig.colorbar(image, ax=list(axes), label="log10 impact")
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)

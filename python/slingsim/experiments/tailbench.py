@@ -29,9 +29,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
+from ..figures import save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
-from .output import write_tables  # noqa: E402
+from .output import study_output  # noqa: E402
 
 SYSTEMS = {"Slingshot": "slingshot-malbec", "Aries": "aries-crystal"}
 SPHINX_SERVICE_NS = 3e6
@@ -80,13 +84,16 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
 def run_tailbench(
     out_dir: Union[str, Path] = "out/tailbench",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run the study; write ``tailbench.parquet`` and ``tailbench.png``; return the table (latencies in us)."""
-    rows = []
-    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress):
+    started = provenance.now()
+    rows, summaries = [], []
+    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress, cache):
+        summaries.append(summary)
         timed = summary["jobs"]["victim"]["timed_ns"] or {}
         rows.append({**labels, "requests": timed.get("count", 0),
                      **{f"{k}_us": timed[k] / 1e3 if k in timed else None for k in ("mean", "p50", "p95", "p99")},
@@ -96,13 +103,13 @@ def run_tailbench(
         base = isolated[(r["system"], r["service"])]
         for k in ("mean", "p99"):
             r[f"impact_{k}"] = r[f"{k}_us"] / base[f"{k}_us"] if r[f"{k}_us"] and base[f"{k}_us"] else None
-    table = pa.Table.from_pylist(rows)
-    out = write_tables(out_dir, tailbench=rows)
-    plot(rows, out / "tailbench.png")
-    return table
+    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+        out.write(tailbench=rows)
+        plot(rows, out.path / "tailbench.png", out.provenance)
+        return out.table(rows)
 
 
-def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
+def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """Per service (columns) and system (rows): median, p95 and p99 request latency, alone and with the incast."""
     systems = list(dict.fromkeys(r["system"] for r in rows))
     services = list(dict.fromkeys(r["service"] for r in rows))
@@ -129,6 +136,4 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
                 ax.set_ylabel("request latency (us)")
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)

@@ -41,9 +41,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
+from ..figures import save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
-from ..sweep import fan_out, run_summaries, simulate_result  # noqa: E402
-from .output import write_tables  # noqa: E402
+from ..sweep import run_many, run_summaries  # noqa: E402
+from .output import study_output  # noqa: E402
 from .placement import nodes_per_group, nodes_per_switch  # noqa: E402
 
 SYSTEM = "slingshot-malbec"
@@ -110,14 +114,16 @@ def iteration_series(summary: Dict[str, Any]) -> List[Tuple[float, float]]:
 def run_traffic_classes_latency(
     out_dir: Union[str, Path] = "out/traffic-classes-latency",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run Fig. 13; write ``traffic_classes_latency.parquet`` (one row per case), ``..._iterations.parquet``
     (every allreduce iteration) and ``traffic_classes_latency.png``; return the case table."""
+    started = provenance.now()
     configs = latency_configs()
-    summaries = dict(zip(configs, run_summaries(list(configs.values()), scheduler, workers, progress)))
+    summaries = dict(zip(configs, run_summaries(list(configs.values()), scheduler, workers, progress, cache)))
     isolated = statistics.fmean(t for _, t in iteration_series(summaries["isolated"]))
     rows, series_rows = [], []
     for case, summary in summaries.items():
@@ -127,10 +133,10 @@ def run_traffic_classes_latency(
         rows.append({"case": case, "iterations": len(during), "mean_ns": mean,
                      "p99_ns": _percentile(during, 0.99), "impact": mean / isolated if mean else None})
         series_rows += [{"case": case, "end_ns": end, "time_ns": t} for end, t in series]
-    table = pa.Table.from_pylist(rows)
-    out = write_tables(out_dir, traffic_classes_latency=rows, traffic_classes_latency_iterations=series_rows)
-    plot_latency(series_rows, rows, out / "traffic_classes_latency.png")
-    return table
+    with study_output(out_dir, summaries.values(), started, {"quick": quick}) as out:
+        out.write(traffic_classes_latency=rows, traffic_classes_latency_iterations=series_rows)
+        plot_latency(series_rows, rows, out.path / "traffic_classes_latency.png", out.provenance)
+        return out.table(rows)
 
 
 def _percentile(values: List[float], q: float) -> Optional[float]:
@@ -140,7 +146,8 @@ def _percentile(values: List[float], q: float) -> Optional[float]:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def plot_latency(series_rows: List[Dict[str, Any]], rows: List[Dict[str, Any]], path: Path) -> Path:
+def plot_latency(series_rows: List[Dict[str, Any]], rows: List[Dict[str, Any]], path: Path,
+                 provenance: Optional[Dict[str, Any]] = None) -> Path:
     """Allreduce iteration time against time, one line per case; the alltoall's start marked."""
     impact = {r["case"]: r["impact"] for r in rows}
     fig, ax = plt.subplots(figsize=(7, 3.5))
@@ -154,9 +161,7 @@ def plot_latency(series_rows: List[Dict[str, Any]], rows: List[Dict[str, Any]], 
     ax.set_ylabel("8 B allreduce (us)")
     ax.set_title("allreduce beside a 256 KiB alltoall, Malbec tapered to 25%", fontsize=9)
     ax.legend(fontsize=8)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)
 
 
 def bandwidth_configs() -> Dict[str, Config]:
@@ -206,14 +211,16 @@ def bandwidth_phases(timeline: List[Dict[str, Any]], flows: List[Dict[str, Any]]
 def run_traffic_classes_bandwidth(
     out_dir: Union[str, Path] = "out/traffic-classes-bandwidth",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run Fig. 14; write ``traffic_classes_bandwidth.parquet`` (one row per case),
     ``..._timeline.parquet`` and ``traffic_classes_bandwidth.png``; return the case table."""
+    started = provenance.now()
     configs = bandwidth_configs()
-    results = fan_out(simulate_result, list(configs.values()), scheduler, workers, progress)
+    results = run_many(list(configs.values()), scheduler, workers, progress, cache)
     rows, timeline_rows = [], []
     for case, result in zip(configs, results):
         timeline = result.timeline.to_pylist()
@@ -224,13 +231,13 @@ def run_traffic_classes_bandwidth(
                      "end_reason": result.summary["end_reason"]})
         timeline_rows += [{"case": case, "job": r["source"], "t_ns": r["t_ns"], "gbps": r["throughput_gbps"]}
                           for r in timeline]
-    table = pa.Table.from_pylist(rows)
-    out = write_tables(out_dir, traffic_classes_bandwidth=rows, traffic_classes_bandwidth_timeline=timeline_rows)
-    plot_bandwidth(timeline_rows, out / "traffic_classes_bandwidth.png")
-    return table
+    with study_output(out_dir, [r.summary for r in results], started, {"quick": quick}) as out:
+        out.write(traffic_classes_bandwidth=rows, traffic_classes_bandwidth_timeline=timeline_rows)
+        plot_bandwidth(timeline_rows, out.path / "traffic_classes_bandwidth.png", out.provenance)
+        return out.table(rows)
 
 
-def plot_bandwidth(timeline_rows: List[Dict[str, Any]], path: Path) -> Path:
+def plot_bandwidth(timeline_rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """Delivered Gb/s of each job against time, one panel per case (Fig. 14's layout)."""
     cases = list(dict.fromkeys(r["case"] for r in timeline_rows))
     fig, axes = plt.subplots(len(cases), 1, figsize=(7, 2.4 * len(cases)), sharex=True, squeeze=False)
@@ -242,6 +249,4 @@ def plot_bandwidth(timeline_rows: List[Dict[str, Any]], path: Path) -> Path:
         ax.set_title(case, fontsize=9)
         ax.legend(fontsize=8)
     axes[-1, 0].set_xlabel("time (us)")
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)

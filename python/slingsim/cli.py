@@ -150,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="print the summary as one JSON object (engine keys plus wall_s, provenance, cached)")
     run.add_argument("--impact", action="append", default=[], metavar="JOB",
                      help="also run JOB alone and report its congestion impact (mean congested / mean isolated "
-                          "iteration time, paper 000 Eq. 1) under jobs.JOB.congestion_impact; repeatable")
+                          "iteration time, [DeSensi20] Eq. 1) under jobs.JOB.congestion_impact; repeatable")
     _add_store(run)
     _add_quiet(run)
 
@@ -493,33 +493,33 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 EXPERIMENTS = {
-    "congestion-heatmap": ("paper 000 Fig. 9, congestion impact of incast and all-to-all aggressors on victim jobs, "
+    "congestion-heatmap": ("[DeSensi20] Fig. 9, congestion impact of incast and all-to-all aggressors on victim jobs, "
                            "Slingshot (Malbec) against Aries (Crystal)", "congestion_heatmap", "run_congestion_heatmap"),
-    "bursty-incast": ("paper 000 Fig. 12, congestion impact of a bursty incast (message size x burst size x gap) "
+    "bursty-incast": ("[DeSensi20] Fig. 12, congestion impact of a bursty incast (message size x burst size x gap) "
                       "on a 128 B alltoall on Slingshot (Malbec)", "bursty_incast", "run_bursty_incast"),
-    "tailbench": ("paper 000 Fig. 8, request latency (median, p95, p99) of Silo, Xapian, Img-dnn and Sphinx alone "
+    "tailbench": ("[DeSensi20] Fig. 8, request latency (median, p95, p99) of Silo, Xapian, Img-dnn and Sphinx alone "
                   "and beside a 128 KiB incast, Slingshot (Malbec) against Aries (Crystal)", "tailbench",
                   "run_tailbench"),
-    "traffic-classes-latency": ("paper 000 Fig. 13, an 8 B allreduce beside a 256 KiB alltoall on Malbec tapered to "
+    "traffic-classes-latency": ("[DeSensi20] Fig. 13, an 8 B allreduce beside a 256 KiB alltoall on Malbec tapered to "
                                 "25%, in the same traffic class or its own", "traffic_classes",
                                 "run_traffic_classes_latency"),
-    "traffic-classes-bandwidth": ("paper 000 Fig. 14, two bisection jobs in one class or in TC1 (min 80%) and TC2 "
+    "traffic-classes-bandwidth": ("[DeSensi20] Fig. 14, two bisection jobs in one class or in TC1 (min 80%) and TC2 "
                                   "(min 10%): bandwidth over time", "traffic_classes",
                                   "run_traffic_classes_bandwidth"),
-    "congestion-distribution": ("paper 000 Fig. 10, distribution of congestion impacts over victim/aggressor "
+    "congestion-distribution": ("[DeSensi20] Fig. 10, distribution of congestion impacts over victim/aggressor "
                                 "combinations by placement, aggressor PPN and node count, Slingshot against Aries",
                                 "congestion_distribution", "run_congestion_distribution"),
-    "node-distance": ("paper 000 Fig. 4, latency (RTT/2) and bandwidth between two nodes on one switch, in one "
+    "node-distance": ("[DeSensi20] Fig. 4, latency (RTT/2) and bandwidth between two nodes on one switch, in one "
                       "group and in two groups of an idle Malbec, 8 B to 2 MiB", "node_distance", "run_node_distance"),
-    "bisection-alltoall": ("paper 000 Fig. 6, bisection and MPI_Alltoall bandwidth on the 1024 nodes of Shandy "
+    "bisection-alltoall": ("[DeSensi20] Fig. 6, bisection and MPI_Alltoall bandwidth on the 1024 nodes of Shandy "
                            "against their 6.4 and 12.8 TB/s peaks", "bisection_alltoall", "run_bisection_alltoall"),
-    "shandy-applications": ("paper 000 Fig. 11, congestion impact on MILC, HPCG, LAMMPS and FFT proxies sharing all "
+    "shandy-applications": ("[DeSensi20] Fig. 11, congestion impact on MILC, HPCG, LAMMPS and FFT proxies sharing all "
                             "1024 Shandy nodes with an incast or all-to-all aggressor, random placement",
                             "shandy_applications", "run_shandy_applications"),
-    "app-aware-routing": ("paper 004 Sec. 5, application-aware routing against ADAPTIVE and ADAPTIVE WITH HIGH BIAS "
+    "app-aware-routing": ("[DeSensi19] Sec. 5, application-aware routing against ADAPTIVE and ADAPTIVE WITH HIGH BIAS "
                           "on Aries (Crystal): ping-pong, allreduce, alltoall, halo3d", "app_aware_routing",
                           "run_app_aware_routing"),
-    "fitfly-rails": ("paper 003 Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
+    "fitfly-rails": ("[McGlohon19] Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
                      "fitfly_rails", "run_fitfly_rails"),
 }
 """Experiment name -> (what it reproduces, module in slingsim.experiments, recipe function)."""
@@ -533,7 +533,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Parse arguments, run the subcommand, and map errors to ``error: ...`` (exit 2 for bad input, 1 otherwise)."""
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        if argv is None:
+            return COMMANDS[args.command](args)
+        from .provenance import invoked_as
+
+        with invoked_as(argv):
+            return COMMANDS[args.command](args)
     except (ValueError, FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError) as err:
         print(f"error: {_message(err)}", file=sys.stderr)
         return EXIT_USAGE

@@ -12,6 +12,7 @@ caption line and PNG text chunks).
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import hashlib
@@ -23,7 +24,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence
 
 from . import _core
 
@@ -82,10 +83,26 @@ def platform_info() -> Dict[str, Any]:
     }
 
 
+_INVOKED_AS: Optional[List[str]] = None
+"""The ``slingsim`` command being run by :func:`slingsim.cli.main`, when it was given its arguments."""
+
+
+@contextlib.contextmanager
+def invoked_as(argv: Sequence[str]) -> Iterator[None]:
+    """Within the block, the command line of this process is ``slingsim ARGV...``
+    (for ``slingsim.cli.main(argv)`` called from Python, where ``sys.argv`` is the caller's)."""
+    global _INVOKED_AS
+    previous, _INVOKED_AS = _INVOKED_AS, ["slingsim", *argv]
+    try:
+        yield
+    finally:
+        _INVOKED_AS = previous
+
+
 def command_line(argv: Optional[Sequence[str]] = None) -> str:
-    """The command line of this process (``sys.argv``), shell-quoted; the
-    ``slingsim`` entry point is shown by its name, not its path."""
-    args = list(sys.argv if argv is None else argv)
+    """The command line of this process (``sys.argv``, or the command :func:`invoked_as`
+    names), shell-quoted; the ``slingsim`` entry point is shown by its name, not its path."""
+    args = list(argv if argv is not None else _INVOKED_AS or sys.argv)
     if args and Path(args[0]).name in ("slingsim", "slingsim.exe"):
         args[0] = "slingsim"
     return shlex.join(args) if args else ""

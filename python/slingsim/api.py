@@ -125,7 +125,7 @@ class Simulation:
         )
 
     def nic_counters(self) -> "pa.Table":
-        """NIC counters per node so far (paper 004 Sec. 2.3): packets and
+        """NIC counters per node so far ([DeSensi19] Sec. 2.3): packets and
         flits sent, stalled time, cumulative packet latency; read them
         between ``run_until`` steps to steer a run."""
         return table_from_columns(self._engine.nic_counters_table())
@@ -146,7 +146,7 @@ class Simulation:
         the traffic source it is counted under (default ``"api"``). Returns
         a flow id for :meth:`flow_end_ns`; the message also appears in the
         flows table. This is the per-message routing API the MPI layer and
-        application-aware routing use (paper 004).
+        application-aware routing use ([DeSensi19]).
         """
         return self._engine.send_message(int(src), int(dst), int(nbytes), source, routing, traffic_class)
 

@@ -1,7 +1,7 @@
 """The GPCNeT suite on a simulated system (``slingsim gpcnet``).
 
 As GPCNeT's ``network_load_test`` runs it (Chunduri et al., SC'19; the
-congestion tests of paper 000 Sec. III): 20% of the nodes run the victim
+congestion tests of [DeSensi20] Sec. III): 20% of the nodes run the victim
 tests, the other 80% are split into four equal congestor groups running
 alltoall, two-sided incast, put incast and get broadcast with 4 KiB
 messages. Each victim test runs once alone and once beside the

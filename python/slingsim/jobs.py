@@ -1,4 +1,4 @@
-"""MPI jobs: isolated baselines and congestion impact (paper 000 Eq. 1).
+"""MPI jobs: isolated baselines and congestion impact ([DeSensi20] Eq. 1).
 
 A job's congestion impact is C = mean(T_congested) / mean(T_isolated) of
 its iteration times: ``T_isolated`` from a run of the job alone (every

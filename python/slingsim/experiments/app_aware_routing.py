@@ -1,4 +1,4 @@
-"""Paper 004 Sec. 5: application-aware routing against Aries' static modes.
+"""[DeSensi19] Sec. 5: application-aware routing against Aries' static modes.
 
 Each workload runs three times on ``aries-crystal``: with ADAPTIVE
 (``adaptive-0``, the paper's baseline), with ADAPTIVE WITH HIGH BIAS

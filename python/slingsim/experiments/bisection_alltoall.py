@@ -1,10 +1,10 @@
-"""Paper 000 Fig. 6: bisection and MPI_Alltoall bandwidth on all 1024 nodes of Shandy.
+"""[DeSensi20] Fig. 6: bisection and MPI_Alltoall bandwidth on all 1024 nodes of Shandy.
 
 Shandy's 8 groups have 56 cabled global links each, 8 to every other
 group: 128 links cross any cut into two halves of 4 groups, a 6.4 TB/s
 bisection peak (both directions), and an all-to-all, which sends 7/8 of its
 bytes over global links, peaks at 8/7 x 224 links x 2 x 25 GB/s = 12.8 TB/s
-(paper 000 Sec. II-G, paper 002 Sec. II-F). The paper's answers: MPI_Alltoall
+([DeSensi20] Sec. II-G, [Roweth] Sec. II-F). The paper's answers: MPI_Alltoall
 reaches more than 90% of its peak with no packet lost, and dips at messages
 just above 256 B, where MPICH leaves Bruck's algorithm for pairwise exchange.
 
@@ -42,7 +42,7 @@ SYSTEM = "slingshot-shandy"
 NODES = 1024
 BISECTION_PEAK_TBPS = 6.4
 ALLTOALL_PEAK_TBPS = 12.8
-"""TB/s (paper 000 Sec. II-G)."""
+"""TB/s ([DeSensi20] Sec. II-G)."""
 SIZES = (64, 256, 512, 4096, 65_536, 1_048_576)
 QUICK_SIZES = (256, 512, 65_536, 1_048_576)
 ALLTOALL_MAX_BYTES = 65_536

@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 12: congestion impact of a bursty incast on a 128 B alltoall, on Slingshot.
+"""[DeSensi20] Fig. 12: congestion impact of a bursty incast on a 128 B alltoall, on Slingshot.
 
 The paper runs a 128 B MPI_Alltoall victim on half of Malbec's nodes and an
 incast aggressor on the other half (interleaved) and varies the aggressor's

@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 10: the distribution of congestion impacts over victim/aggressor combinations,
+"""[DeSensi20] Fig. 10: the distribution of congestion impacts over victim/aggressor combinations,
 for each placement, with busier aggressors, and on fewer nodes; Slingshot against Aries.
 
 Each violin summarises one Fig. 9 heatmap (every victim, both aggressors,

@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 9: congestion impact of an incast and an all-to-all aggressor on victim jobs,
+"""[DeSensi20] Fig. 9: congestion impact of an incast and an all-to-all aggressor on victim jobs,
 Slingshot against Aries.
 
 The paper splits 512 nodes between a victim and an aggressor (90/10, 50/50
@@ -60,7 +60,7 @@ VICTIMS = {
 QUICK_VICTIMS = ("alltoall 128B", "pingpong 8B", "halo3d")
 AGGRESSORS = {"incast": "incast", "all-to-all": "alltoall-aggressor"}
 SPLITS = (0.9, 0.5, 0.1)
-"""Victim share of the nodes (paper 000: 460/52, 256/256, 53/459 of 512)."""
+"""Victim share of the nodes ([DeSensi20]: 460/52, 256/256, 53/459 of 512)."""
 NODES, QUICK_NODES = 448, 96
 AGGRESSOR_BYTES = 131_072
 START_NS = 1_000_000.0
@@ -85,7 +85,7 @@ def victim_job(label: str, count: int, placement: str = "linear", start_ns: floa
 
 
 def split_pool(pool: List[int], count: int, placement: str, seed: int = 0) -> Tuple[List[int], List[int]]:
-    """The victim's ``count`` nodes of ``pool`` and the rest, by placement (paper 000 Fig. 7) within the pool."""
+    """The victim's ``count`` nodes of ``pool`` and the rest, by placement ([DeSensi20] Fig. 7) within the pool."""
     if placement == "linear":
         chosen = pool[:count]
     elif placement == "interleaved":

@@ -45,7 +45,7 @@ def demo_points(quick: bool = False) -> List[Tuple[Dict[str, object], Config]]:
     base = load_config(PRESET)
     base["sim"].update(QUICK_WINDOW_NS if quick else WINDOW_NS)
     # A routing study: the routing alone makes the difference, so congestion
-    # control is off and frames are RoCE (paper 000 ran Malbec with ConnectX-5).
+    # control is off and frames are RoCE ([DeSensi20] ran Malbec with ConnectX-5).
     base["congestion"] = {"algorithm": "none"}
     base["nic"]["frame"] = "roce"
     points = []

@@ -1,6 +1,6 @@
-"""Paper 003 Fig. 3: offered against accepted load of Slim Fly and Fit Fly with 2, 4 and 8 rails.
+"""[McGlohon19] Fig. 3: offered against accepted load of Slim Fly and Fit Fly with 2, 4 and 8 rails.
 
-Fit Fly (paper 003 Sec. 4.2.2) stacks P independent Slim Fly planes and
+Fit Fly ([McGlohon19] Sec. 4.2.2) stacks P independent Slim Fly planes and
 gives every node one rail per plane. Its Fig. 3 offers uniform random
 traffic to Slim Fly and to dual-, quad- and octo-rail Fit Fly (planes equal
 rails) and shows that the accepted load grows in proportion to the number of
@@ -47,7 +47,7 @@ def network(rails: int, quick: bool) -> Config:
     if quick:
         topo["q"] = 5
         topo["endpoints_per_switch"] = 4
-    cfg["nic"]["rail_selection"] = "congestion"  # paper 003 Table 2: planar selection CONGESTION
+    cfg["nic"]["rail_selection"] = "congestion"  # [McGlohon19] Table 2: planar selection CONGESTION
     cfg["sim"].update({"warmup_ns": 5000, "duration_ns": 10000 if quick else 20000})
     cfg["traffic"] = [{"name": "uniform", "pattern": "uniform", "load": 0.5}]
     return cfg
@@ -96,7 +96,7 @@ def run_fitfly_rails(
 
 
 def plot(rows: List[Dict[str, object]], path: Path, quick: bool, provenance: Optional[Dict[str, Any]] = None) -> Path:
-    """Accepted against offered load, one line per network (paper 003 Fig. 3)."""
+    """Accepted against offered load, one line per network ([McGlohon19] Fig. 3)."""
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for name in dict.fromkeys(r["network"] for r in rows):
         line = sorted((r for r in rows if r["network"] == name), key=lambda r: r["offered_percent"])

@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 4: latency and bandwidth between two nodes at different distances on an idle Malbec.
+"""[DeSensi20] Fig. 4: latency and bandwidth between two nodes at different distances on an idle Malbec.
 
 Two nodes on the same switch (1 switch), on two switches of one group
 (2 switches) or in two groups (3 switches on the minimal path), for message

@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 11: congestion impact on applications using all 1024 nodes of Shandy.
+"""[DeSensi20] Fig. 11: congestion impact on applications using all 1024 nodes of Shandy.
 
 The paper splits Shandy between an application (MILC, HPCG, LAMMPS, FFT) and
 an incast or all-to-all aggressor, 25/75, 50/50 and 75/25, with the random

@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 8: request latency of Tailbench services alone and beside an incast, Aries against Slingshot.
+"""[DeSensi20] Fig. 8: request latency of Tailbench services alone and beside an incast, Aries against Slingshot.
 
 The paper runs Silo, Xapian, Img-dnn and Sphinx (client-server services,
 Table I) on 10% of the nodes, linear allocation, beside an incast aggressor

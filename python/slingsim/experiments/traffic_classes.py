@@ -1,4 +1,4 @@
-"""Paper 000 Figs. 13 and 14: traffic classes on Malbec with its global bandwidth tapered to 25%.
+"""[DeSensi20] Figs. 13 and 14: traffic classes on Malbec with its global bandwidth tapered to 25%.
 
 Fig. 13 (``traffic-classes-latency``): an 8 B allreduce job runs beside a
 256 KiB alltoall job that starts 0.4 ms into the test. In the alltoall's
@@ -13,7 +13,7 @@ all of it.
 As in the paper, each job has 64 nodes and the two are interleaved. Here
 the 128 nodes are the first 8 of every switch of groups 0 and 1 (node i
 to the first job, i + 1 to the second), so both jobs cross the tapered
-global links between the two groups; paper 000 does not say which groups
+global links between the two groups; [DeSensi20] does not say which groups
 its nodes were in. The
 taper is ``links.global_bandwidth_bps`` = 25% of 200 Gb/s. Jobs run one
 process per node (the paper: 16), which keeps the alltoall's pairwise
@@ -53,7 +53,7 @@ from .placement import nodes_per_group, nodes_per_switch  # noqa: E402
 SYSTEM = "slingshot-malbec"
 TAPER = 0.25
 CLASSES = [{"name": "tc1", "dscp": 10, "min_share": 0.8}, {"name": "tc2", "dscp": 20, "min_share": 0.1}]
-"""Paper 000 Sec. III-B: TC1 with a minimum of 80% of the bandwidth, TC2 with 10%."""
+"""[DeSensi20] Sec. III-B: TC1 with a minimum of 80% of the bandwidth, TC2 with 10%."""
 ALLTOALL_START_NS = 400_000.0
 ALLREDUCE_ITERATIONS = 400
 ALLTOALL_BYTES = 262_144

@@ -13,6 +13,7 @@ made.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any, Optional, TextIO
 
 FORCE_ENV = "SLINGSIM_PROGRESS"
@@ -31,6 +32,12 @@ def bar_setting(requested: bool) -> Optional[bool]:
     if forced is not None:
         return forced in ("", "0")
     return None
+
+
+def _visible(stream: Optional[TextIO]) -> bool:
+    """Whether a bar on ``stream`` (default stderr) can be seen: a terminal, or a Jupyter kernel."""
+    target = stream if stream is not None else sys.stderr
+    return "ipykernel" in sys.modules or bool(getattr(target, "isatty", lambda: False)())
 
 
 class Progress:
@@ -53,8 +60,8 @@ class Progress:
         self._done: float = 0
         self._bar: Any = None
         disable = bar_setting(enabled)
-        if disable is True:
-            return
+        if disable is True or (disable is None and not _visible(stream)):
+            return  # nobody would see it: no bar, and tqdm is not even imported
         from tqdm.auto import tqdm
 
         self._bar = tqdm(total=total, desc=label, unit=unit, disable=disable, file=stream, delay=delay_s,

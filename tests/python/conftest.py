@@ -30,3 +30,20 @@ def session_store(tmp_path_factory):
         os.environ.pop("SLINGSIM_CACHE", None)
     else:
         os.environ["SLINGSIM_CACHE"] = previous
+
+
+@pytest.fixture(autouse=True)
+def figures_without_overlapping_text(monkeypatch):
+    """Every figure a test saves is checked first: no text may overlap other text or another panel."""
+    from matplotlib.figure import Figure
+
+    from figure_layout import layout_problems
+
+    real = Figure.savefig
+
+    def checked_savefig(self, *args, **kwargs):
+        problems = layout_problems(self)
+        assert not problems, "; ".join(problems)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", checked_savefig)

@@ -129,12 +129,14 @@ def test_run_of_flows_prints_completion_times(capsys):
 
 
 def test_a_run_printing_its_summary_imports_no_heavy_module():
-    """Start-up is most of a small run's wall time: `slingsim run --json` needs
-    neither pyarrow nor Dask nor matplotlib, so it must not import them."""
+    """Start-up is most of a small run's wall time: `slingsim run --json` (into a pipe,
+    so no progress bar) needs neither pyarrow nor Dask nor matplotlib nor tqdm, so it
+    must not import them, result store or not."""
     code = (
         "import sys; from slingsim.cli import main; "
         f"main(['run', 'examples/incast-mix', {', '.join(repr(a) for a in SETS)}, '--json']); "
-        "heavy = sorted(m for m in ('pyarrow', 'dask', 'distributed', 'matplotlib') if m in sys.modules); "
+        "heavy = sorted(m for m in ('pyarrow', 'dask', 'distributed', 'matplotlib', 'tqdm', 'pandas') "
+        "if m in sys.modules); "
         "print(heavy, file=sys.stderr); sys.exit(1 if heavy else 0)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

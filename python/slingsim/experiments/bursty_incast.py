@@ -104,8 +104,9 @@ def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, 
     sizes = list(dict.fromkeys(r["aggressor_bytes"] for r in rows))
     bursts = sorted({r["burst_messages"] for r in rows if r["burst_messages"]}) + [0]
     gaps = sorted({r["burst_gap_ns"] for r in rows if r["burst_gap_ns"] is not None})
-    fig, axes = plt.subplots(1, len(sizes), figsize=(1.2 + 0.9 * len(gaps) * len(sizes), 1.2 + 0.45 * len(bursts)))
-    axes = axes if len(sizes) > 1 else [axes]
+    fig, axes = plt.subplots(1, len(sizes), figsize=(2.2 + 0.95 * len(gaps) * len(sizes), 1.9 + 0.45 * len(bursts)),
+                             squeeze=False, sharey=True, layout="constrained")
+    axes = list(axes[0])
     top = max([r["impact"] or 1.0 for r in rows] + [1.25])
     for ax, nbytes in zip(axes, sizes):
         grid = [[math.nan] * len(gaps) for _ in bursts]
@@ -121,9 +122,11 @@ def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, 
                 if v == v:
                     ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
         ax.set_xticks(range(len(gaps)), [_gap_label(g) for g in gaps], fontsize=7)
-        ax.set_yticks(range(len(bursts)), [f"{b:,}" if b else "persistent" for b in bursts], fontsize=7)
-        ax.set_xlabel("gap between bursts")
+        first = ax is axes[0]
+        ax.set_yticks(range(len(bursts)), [(f"{b:,}" if b else "persistent") if first else "" for b in bursts],
+                      fontsize=7)
         ax.set_title(f"incast {_size_label(nbytes)}", fontsize=9)
     axes[0].set_ylabel("messages per burst")
+    fig.supxlabel("gap between bursts (persistent: no gaps, same value in every column)", fontsize=9)
     fig.colorbar(image, ax=list(axes), label="congestion impact")
     return save_figure(fig, path, provenance)

@@ -32,6 +32,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
+from matplotlib.colors import LogNorm  # noqa: E402
 
 from .. import provenance  # noqa: E402
 from ..cluster import SchedulerLike  # noqa: E402
@@ -202,29 +203,34 @@ def run_congestion_heatmap(
 
 
 def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
-    """One heatmap per system: victims down, aggressor x victim share across, log colour scale;
-    ">" marks a censored (lower-bound) impact."""
+    """One heatmap per system: victims down (named once, on the left), aggressor x victim share across,
+    log colour scale from 1x; ">" marks a censored (lower-bound) impact."""
     systems = list(dict.fromkeys(r["system"] for r in rows))
     victims = list(dict.fromkeys(r["victim"] for r in rows))
     columns = list(dict.fromkeys((r["aggressor"], r["victim_share"]) for r in rows))
-    fig, axes = plt.subplots(1, len(systems), figsize=(4 + 1.3 * len(columns) * len(systems), 1 + 0.45 * len(victims)))
-    axes = axes if len(systems) > 1 else [axes]
-    top = max((r["impact"] or 1.0) for r in rows)
-    for ax, system in zip(axes, systems):
+    fig, axes = plt.subplots(1, len(systems), figsize=(3.0 + 1.25 * len(columns) * len(systems), 1.6 + 0.42 * len(victims)),
+                             squeeze=False, sharey=True, layout="constrained")
+    top = max([r["impact"] or 1.0 for r in rows] + [2.0])
+    norm = LogNorm(vmin=1.0, vmax=top)
+    for k, (ax, system) in enumerate(zip(axes[0], systems)):
         grid = [[math.nan] * len(columns) for _ in victims]
         censored = [[False] * len(columns) for _ in victims]
         for r in rows:
             if r["system"] == system and r["impact"] is not None:
                 i, j = victims.index(r["victim"]), columns.index((r["aggressor"], r["victim_share"]))
                 grid[i][j], censored[i][j] = r["impact"], bool(r.get("censored"))
-        image = ax.imshow([[math.log10(max(v, 1.0)) if v == v else math.nan for v in row] for row in grid],
-                          cmap="Reds", vmin=0.0, vmax=max(math.log10(top), 0.5), aspect="auto")
+        image = ax.imshow([[max(v, 1.0) if v == v else math.nan for v in row] for row in grid],
+                          cmap="Reds", norm=norm, aspect="auto")
         for i, row in enumerate(grid):
             for j, v in enumerate(row):
                 if v == v:
-                    ax.text(j, i, (">" if censored[i][j] else "") + f"{v:.1f}", ha="center", va="center", fontsize=8)
-        ax.set_xticks(range(len(columns)), [f"{a}\n{round(100 * s)}/{round(100 - 100 * s)}" for a, s in columns], fontsize=8)
-        ax.set_yticks(range(len(victims)), victims, fontsize=8)
-        ax.set_title(f"{system}: congestion impact")
-    fig.colorbar(image, ax=list(axes), label="log10 impact")
+                    dark = norm(max(v, 1.0)) > 0.6
+                    ax.text(j, i, (">" if censored[i][j] else "") + f"{v:.1f}", ha="center", va="center", fontsize=8,
+                            color="w" if dark else "k")
+        ax.set_xticks(range(len(columns)), [f"{a}\n{round(100 * s)}/{round(100 - 100 * s)}" for a, s in columns],
+                      fontsize=8)
+        ax.set_yticks(range(len(victims)), victims if k == 0 else [""] * len(victims), fontsize=8)
+        ax.set_title(system, fontsize=10)
+    fig.colorbar(image, ax=list(axes[0]), label="congestion impact (log scale)")
+    fig.supxlabel("aggressor, victim/aggressor % of nodes", fontsize=8)
     return save_figure(fig, path, provenance)

@@ -28,6 +28,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
+from matplotlib.ticker import FormatStrFormatter  # noqa: E402
 
 from .. import provenance  # noqa: E402
 from ..cluster import SchedulerLike  # noqa: E402
@@ -109,6 +110,11 @@ def run_tailbench(
         return out.table(rows)
 
 
+def _us_label(value: float) -> str:
+    """A latency in us for a label: 3,810 or 63.7."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
 def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """Per service (columns) and system (rows): median, p95 and p99 request latency, alone and with the incast."""
     systems = list(dict.fromkeys(r["system"] for r in rows))
@@ -126,10 +132,14 @@ def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, 
                 ax.plot(x, r["p50_us"], "o", color="C0", label="median" if x == 0 else None)
                 ax.plot(x, r["p95_us"], "s", color="C1", label="p95" if x == 0 else None)
                 ax.plot(x, r["p99_us"], "^", color="C3", label="p99" if x == 0 else None)
-                ax.annotate(f"{r['p99_us']:.3g}", (x, r["p99_us"]), textcoords="offset points", xytext=(6, 0),
-                            fontsize=7)
+                ax.annotate(_us_label(r["p99_us"]), (x, r["p99_us"]), textcoords="offset points", xytext=(7, 0),
+                            va="center", fontsize=7)
             ax.set_yscale("log")
-            ax.set_xlim(-0.5, len(cases) - 0.5)
+            for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
+                axis(FormatStrFormatter("%g"))  # 3000, not 3x10^3
+            ax.tick_params(axis="y", which="minor", labelsize=6)
+            # Room on the right of the last case for its p99 label.
+            ax.set_xlim(-0.5, len(cases) - 1 + 0.95)
             ax.set_xticks(range(len(cases)), [r["condition"] for r in cases], fontsize=8)
             ax.set_title(f"{system}: {service}", fontsize=9)
             if j == 0:

@@ -360,7 +360,7 @@ def cmd_sweep_load(args: argparse.Namespace) -> int:
     from .plots import plot_load_curves
     from .report import load_curve_text
     from .sweep import sweep_load
-    from .tables import read_provenance, with_provenance, write_parquet
+    from .tables import with_provenance, write_parquet
 
     check_replaceable(args.out)
     cfg = resolve(args.config, args.overrides)
@@ -379,7 +379,7 @@ def cmd_sweep_load(args: argparse.Namespace) -> int:
         if args.overrides:
             title += "\n" + ", ".join(args.overrides)
         plot_load_curves(table, staging / "latency_vs_load.png", label_column=None, title=title, provenance=record)
-        write_text(staging / MARKER, json.dumps(read_provenance(staging / "sweep.parquet"), indent=1) + "\n")
+        write_text(staging / MARKER, json.dumps(record, indent=1) + "\n")
     rows = table.to_pylist()
     print(json.dumps({"points": rows}) if args.json else load_curve_text(rows))
     if not args.quiet:

@@ -19,6 +19,18 @@ CAPTION_GAP_IN = 0.08
 """Space between the lowest text of a figure and its caption, inches."""
 
 
+def plain_log_labels(ax: Any) -> None:
+    """Label a log-scale y axis with plain numbers (3000, not 3x10^3); minor ticks are labelled
+    only when the axis spans less than a decade, where there is room for them."""
+    from matplotlib.ticker import FormatStrFormatter, NullFormatter
+
+    ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+    low, high = ax.get_ylim()
+    narrow = low > 0 and high / low < 10
+    ax.yaxis.set_minor_formatter(FormatStrFormatter("%g") if narrow else NullFormatter())
+    ax.tick_params(axis="y", which="minor", labelsize=7)
+
+
 def figure_provenance(provenance: Dict[str, Any]) -> Dict[str, Any]:
     """Provenance for an image: everything but the configs (they live in the tables and ``summary.json``)."""
     light = {k: v for k, v in provenance.items() if k not in ("config", "runs")}

@@ -20,9 +20,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (backend must be chosen first)
 import pyarrow as pa  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.ticker import FormatStrFormatter  # noqa: E402
 
-from .figures import save_figure  # noqa: E402
+from .figures import plain_log_labels, save_figure  # noqa: E402
 
 SATURATION_SHORTFALL = 0.05
 """A point is saturated when accepted load < (1 - this) x offered load."""
@@ -101,8 +100,7 @@ def plot_load_curves(
                        title=f"latency vs offered load{suffix}")
         accepted_ax.set(xlabel=f"offered load ({LOAD_UNIT})", ylabel=f"accepted load ({LOAD_UNIT})",
                         title=f"accepted vs offered load{suffix}")
-        for axis in (latency_ax.yaxis.set_major_formatter, latency_ax.yaxis.set_minor_formatter):
-            axis(FormatStrFormatter("%g"))  # 3, 4, 6 rather than 3x10^0 on a short log axis
+        plain_log_labels(latency_ax)
         for ax in (latency_ax, accepted_ax):
             ax.grid(True, alpha=0.3)
     _legend(fig, axes[0][1], labels_seen if has_labels else [], has_p99, any_saturated)

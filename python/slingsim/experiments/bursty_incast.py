@@ -122,9 +122,8 @@ def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, 
                 if v == v:
                     ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
         ax.set_xticks(range(len(gaps)), [_gap_label(g) for g in gaps], fontsize=7)
-        first = ax is axes[0]
-        ax.set_yticks(range(len(bursts)), [(f"{b:,}" if b else "persistent") if first else "" for b in bursts],
-                      fontsize=7)
+        if ax is axes[0]:  # the y axis is shared: later panels show no labels of their own
+            ax.set_yticks(range(len(bursts)), [f"{b:,}" if b else "persistent" for b in bursts], fontsize=7)
         ax.set_title(f"incast {_size_label(nbytes)}", fontsize=9)
     axes[0].set_ylabel("messages per burst")
     fig.supxlabel("gap between bursts (persistent: no gaps, same value in every column)", fontsize=9)

@@ -229,7 +229,8 @@ def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, 
                             color="w" if dark else "k")
         ax.set_xticks(range(len(columns)), [f"{a}\n{round(100 * s)}/{round(100 - 100 * s)}" for a, s in columns],
                       fontsize=8)
-        ax.set_yticks(range(len(victims)), victims if k == 0 else [""] * len(victims), fontsize=8)
+        if k == 0:  # the y axis is shared: later panels show no labels of their own
+            ax.set_yticks(range(len(victims)), victims, fontsize=8)
         ax.set_title(system, fontsize=10)
     fig.colorbar(image, ax=list(axes[0]), label="congestion impact (log scale)")
     fig.supxlabel("aggressor, victim/aggressor % of nodes", fontsize=8)

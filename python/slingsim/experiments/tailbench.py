@@ -28,11 +28,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
-from matplotlib.ticker import FormatStrFormatter  # noqa: E402
 
 from .. import provenance  # noqa: E402
 from ..cluster import SchedulerLike  # noqa: E402
-from ..figures import save_figure  # noqa: E402
+from ..figures import plain_log_labels, save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
@@ -135,9 +134,7 @@ def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, 
                 ax.annotate(_us_label(r["p99_us"]), (x, r["p99_us"]), textcoords="offset points", xytext=(7, 0),
                             va="center", fontsize=7)
             ax.set_yscale("log")
-            for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
-                axis(FormatStrFormatter("%g"))  # 3000, not 3x10^3
-            ax.tick_params(axis="y", which="minor", labelsize=6)
+            plain_log_labels(ax)
             # Room on the right of the last case for its p99 label.
             ax.set_xlim(-0.5, len(cases) - 1 + 0.95)
             ax.set_xticks(range(len(cases)), [r["condition"] for r in cases], fontsize=8)

@@ -40,11 +40,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
-from matplotlib.ticker import FormatStrFormatter  # noqa: E402
 
 from .. import provenance  # noqa: E402
 from ..cluster import SchedulerLike  # noqa: E402
-from ..figures import save_figure  # noqa: E402
+from ..figures import plain_log_labels, save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import run_many, run_summaries  # noqa: E402
@@ -158,8 +157,7 @@ def plot_latency(series_rows: List[Dict[str, Any]], rows: List[Dict[str, Any]], 
         ax.plot([p[0] for p in points], [p[1] for p in points], lw=0.8, label=label)
     ax.axvline(ALLTOALL_START_NS / 1e3, color="grey", ls=":", lw=1, label="alltoall starts")
     ax.set_yscale("log")
-    for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
-        axis(FormatStrFormatter("%g"))  # 10, 20, 30 rather than 2x10^1
+    plain_log_labels(ax)
     ax.set_xlabel("time (us)")
     ax.set_ylabel("8 B allreduce (us)")
     ax.set_title("allreduce beside a 256 KiB alltoall, Malbec tapered to 25%", fontsize=9)

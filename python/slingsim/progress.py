@@ -62,6 +62,8 @@ class Progress:
         disable = bar_setting(enabled)
         if disable is True or (disable is None and not _visible(stream)):
             return  # nobody would see it: no bar, and tqdm is not even imported
+        if disable is None and "ipykernel" in sys.modules:
+            disable = False  # a notebook's stderr is no terminal, yet someone watches it
         from tqdm.auto import tqdm
 
         self._bar = tqdm(total=total, desc=label, unit=unit, disable=disable, file=stream, delay=delay_s,

@@ -74,3 +74,14 @@ def test_a_long_run_shows_a_bar_and_quiet_hides_it(tmp_path):
     assert "simulating" in shown.stderr and "us/s" in shown.stderr
     hidden = _run_cli([*args, "--quiet"], {FORCE_ENV: "1"})
     assert hidden.returncode == 0 and hidden.stderr == ""
+
+
+def test_a_notebook_shows_a_bar_though_its_stderr_is_no_terminal(monkeypatch):
+    import types
+
+    monkeypatch.delenv(FORCE_ENV, raising=False)
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    stream = io.StringIO()
+    with Progress(4, "in a notebook", stream=stream, delay_s=0) as bar:
+        bar.update(4)
+    assert "in a notebook" in stream.getvalue() and "4/4" in stream.getvalue()

@@ -20,14 +20,33 @@ CAPTION_GAP_IN = 0.08
 
 
 def plain_log_labels(ax: Any) -> None:
-    """Label a log-scale y axis with plain numbers (3000, not 3x10^3); minor ticks are labelled
-    only when the axis spans less than a decade, where there is room for them."""
-    from matplotlib.ticker import FormatStrFormatter, NullFormatter
+    """Label a log-scale y axis with plain numbers (3000, not 3x10^3), with as many minor
+    ticks labelled as there is room for: all of them within a decade, 2 and 5 within
+    three decades, none beyond; an axis narrower than half a decade gets evenly spaced
+    ticks (1, 1.01, 1.02) instead. Call it after the axis limits are final."""
+    import math
+
+    from matplotlib.ticker import FormatStrFormatter, FuncFormatter
+
+    from matplotlib.ticker import MaxNLocator, NullLocator
+
+    low, high = ax.get_ylim()
+    decades = math.log10(high / low) if low > 0 and high > low else math.inf
+    if decades < 0.5:  # too narrow for decade ticks: evenly spaced plain numbers
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+        ax.yaxis.set_minor_locator(NullLocator())
+        ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+        return
+    labelled = range(1, 10) if decades < 1 else (2, 5) if decades < 3 else ()
+
+    def minor(value: float, _position: object) -> str:
+        if value <= 0:
+            return ""
+        mantissa = value / 10 ** math.floor(math.log10(value) + 1e-9)
+        return f"{value:g}" if any(abs(mantissa - m) < 1e-6 for m in labelled) else ""
 
     ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
-    low, high = ax.get_ylim()
-    narrow = low > 0 and high / low < 10
-    ax.yaxis.set_minor_formatter(FormatStrFormatter("%g") if narrow else NullFormatter())
+    ax.yaxis.set_minor_formatter(FuncFormatter(minor))
     ax.tick_params(axis="y", which="minor", labelsize=7)
 
 

@@ -172,8 +172,8 @@ def plot_timeline(result: Result, path: Path, provenance: Optional[Dict[str, Any
     bin_ns = result.config.get("sim", {}).get("timeline_bin_ns")
     rate.set_title(f"delivery timeline per source ({bin_ns:g} ns bins)" if bin_ns else "delivery timeline per source",
                    fontsize=10)
-    if sources:
-        rate.legend(fontsize=8, loc="upper right")
+    if sources:  # beside the panel, clear of the lines
+        rate.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     else:
         rate.text(0.5, 0.5, "no packet was delivered", transform=rate.transAxes, ha="center")
     fig.tight_layout()

@@ -18,6 +18,7 @@ into tens of millions of point-to-point operations.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -29,7 +30,7 @@ import pyarrow as pa  # noqa: E402
 
 from .. import provenance  # noqa: E402
 from ..cluster import SchedulerLike  # noqa: E402
-from ..figures import save_figure  # noqa: E402
+from ..figures import plain_log_labels, save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from .congestion_heatmap import SYSTEMS, run_points, study_points  # noqa: E402
 from .output import study_output  # noqa: E402
@@ -116,6 +117,12 @@ def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, 
                 ax.annotate(f"{max(d):.3g}", (k, max(d)), textcoords="offset points", xytext=(0, 4),
                             ha="center", fontsize=7)
             ax.set_yscale("log")
+            values = [v for _, d in shown for v in d]
+            if values:  # headroom above the highest point for its label, in proportion to the decades shown
+                span = math.log10(max(values) / min(values))
+                ax.set_ylim(min(values) / 10 ** max(0.05 * span, 0.005), max(values) * 10 ** max(0.15 * span, 0.01))
+            plain_log_labels(ax)
+            ax.set_xlim(-0.6, len(names) - 0.4)
             ax.set_xticks(range(len(names)), names, fontsize=8)
             ax.set_title(f"{system}: {panel}", fontsize=9)
             if j == 0:

@@ -37,7 +37,7 @@ from matplotlib.colors import LogNorm  # noqa: E402
 from .. import provenance  # noqa: E402
 from ..cluster import SchedulerLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
-from ..figures import save_figure  # noqa: E402
+from ..figures import plain_log_labels, save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..sweep import run_summaries  # noqa: E402
 from .output import study_output  # noqa: E402
@@ -232,6 +232,7 @@ def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, 
         if k == 0:  # the y axis is shared: later panels show no labels of their own
             ax.set_yticks(range(len(victims)), victims, fontsize=8)
         ax.set_title(system, fontsize=10)
-    fig.colorbar(image, ax=list(axes[0]), label="congestion impact (log scale)")
+    bar = fig.colorbar(image, ax=list(axes[0]), label="congestion impact (log scale)")
+    plain_log_labels(bar.ax)
     fig.supxlabel("aggressor, victim/aggressor % of nodes", fontsize=8)
     return save_figure(fig, path, provenance)

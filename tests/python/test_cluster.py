@@ -114,7 +114,7 @@ AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 SlurmctldLogFile={dir}/slurmctld.log
 SlurmdLogFile={dir}/slurmd.log
-NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory=4000 State=UNKNOWN
+NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory=2000 State=UNKNOWN
 PartitionName=test Nodes={host} Default=YES MaxTime=INFINITE State=UP
 """
 
@@ -150,12 +150,14 @@ def local_slurm(tmp_path_factory):
     for sub in ("state", "spool"):
         (folder / sub).mkdir()
     conf = folder / "slurm.conf"
-    conf.write_text(SLURM_CONF.format(host=socket.gethostname(), dir=folder, ctld_port=_free_port(),
+    host = socket.gethostname().split(".")[0]
+    conf.write_text(SLURM_CONF.format(host=host, dir=folder, ctld_port=_free_port(),
                                       slurmd_port=_free_port(), cpus=os.cpu_count() or 1))
     env = {**os.environ, "SLURM_CONF": str(conf)}
-    daemons = [subprocess.Popen([daemon, "-D", "-f", str(conf)], env=env, stdout=subprocess.DEVNULL,
-                                stderr=open(folder / f"{daemon}.stderr", "w"))
-               for daemon in ("slurmctld", "slurmd")]
+    commands = (["slurmctld", "-D", "-f", str(conf)], ["slurmd", "-D", "-f", str(conf), "-N", host])
+    daemons = [subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                                stderr=open(folder / f"{command[0]}.stderr", "w"))
+               for command in commands]
     try:
         deadline = time.monotonic() + 30
         state = ""

@@ -17,6 +17,7 @@ the ping-pongs only.
 """
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -112,13 +113,13 @@ def run_app_aware_routing(
 def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """Speedup over ADAPTIVE of each routing, grouped by workload."""
     names = list(dict.fromkeys(r["workload"] for r in rows))
-    fig, ax = plt.subplots(figsize=(1.0 + 0.9 * len(names), 3.6))
+    fig, ax = plt.subplots(figsize=(1.5 + 1.05 * len(names), 3.8))
     width = 0.8 / len(ROUTINGS)
     for k, routing in enumerate(ROUTINGS):
         values = [next(r["speedup"] for r in rows if r["workload"] == n and r["routing"] == routing) for n in names]
         ax.bar([i + (k - 1) * width for i in range(len(names))], values, width, label=routing)
     ax.axhline(1.0, color="grey", lw=0.8)
-    ax.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=8)
+    ax.set_xticks(range(len(names)), [textwrap.fill(n.replace(" KiB", "\u00a0KiB").replace(" B", "\u00a0B"), 13) for n in names], fontsize=8)  # wrapped, not slanted
     ax.set_ylabel("speedup over adaptive-0")
     ax.set_title("Aries (Crystal): static modes and application-aware routing", fontsize=9)
     ax.legend(fontsize=8)

@@ -13,5 +13,12 @@ fn main() {
     let wall = t.elapsed().as_secs_f64();
     let s = sim.summary();
     let hops = s["packet_hops"].as_f64().unwrap();
-    println!("wall {wall:.3}s events {} hops {hops} -> {:.2} M hops/s", s["events"], hops / wall / 1e6);
+    println!(
+        "wall {wall:.3}s events {} hops {hops} -> {:.2} M hops/s; end {}, latency mean {} ns, non-minimal {}",
+        s["events"],
+        hops / wall / 1e6,
+        s["end_reason"],
+        s["latency_ns"]["mean"],
+        s["nonminimal_fraction"]
+    );
 }

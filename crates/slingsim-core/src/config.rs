@@ -36,7 +36,7 @@ pub struct Config {
 #[serde(deny_unknown_fields, default)]
 pub struct CongestionConfig {
     /// `none` (back-pressure only), `dcqcn` or `slingshot`.
-    pub algorithm: String,
+    pub algorithm: crate::congestion::CongestionKind,
     /// Slingshot: an egress edge port whose queue holds more than this is
     /// congested; acks of packets leaving it carry congestion level 1, and
     /// level 2 above twice this.
@@ -78,7 +78,7 @@ pub struct CongestionConfig {
 impl Default for CongestionConfig {
     fn default() -> Self {
         CongestionConfig {
-            algorithm: "none".into(),
+            algorithm: crate::congestion::CongestionKind::None,
             port_threshold_bytes: 16_384,
             min_window_bytes: 64,
             additive_increase_bytes: 4_096,
@@ -391,9 +391,16 @@ pub struct SimConfig {
     pub duration_ns: f64,
     pub max_time_ns: f64,
     pub watchdog_ns: f64,
+    /// Every Nth measured packet goes to the packets table (0: none) ...
     pub packet_sample_every: u32,
-    /// Width of the bins of the per-source delivery timeline.
+    /// ... and the table keeps at most this many: when full, every other
+    /// row goes and N doubles, so it stays an even sample of the whole run.
+    pub packet_sample_limit: u32,
+    /// Width of the bins of the per-source delivery timeline ...
     pub timeline_bin_ns: f64,
+    /// ... and the most bins a timeline has: a longer run merges
+    /// neighbouring bins, doubling their width.
+    pub timeline_max_bins: u32,
     /// After the measurement window, the run goes on (sources still
     /// sending, unmeasured) until every measured packet injected in the
     /// window is delivered, for at most this long (default: duration_ns).
@@ -413,7 +420,9 @@ impl Default for SimConfig {
             max_time_ns: 10_000_000.0,
             watchdog_ns: 500_000.0,
             packet_sample_every: 16,
+            packet_sample_limit: 100_000,
             timeline_bin_ns: 1_000.0,
+            timeline_max_bins: 20_000,
             drain_ns: None,
             stop_after_job: None,
         }
@@ -525,12 +534,24 @@ impl Config {
             positive("links.global_bandwidth_bps", b)?;
         }
         positive("switch.speedup", self.switch.speedup)?;
+        if self.switch.buffer_bytes > 1 << 30 {
+            return Err(ConfigError::new(
+                "switch.buffer_bytes",
+                format!("an input buffer of at most 1 GiB (1073741824 bytes; Rosetta has 128 KiB per port), got {}", self.switch.buffer_bytes),
+            ));
+        }
         non_negative("cost.link_usd", self.cost.link_usd)?;
         non_negative("cost.router_usd", self.cost.router_usd)?;
         positive("sim.duration_ns", self.sim.duration_ns)?;
         positive("sim.max_time_ns", self.sim.max_time_ns)?;
         positive("sim.watchdog_ns", self.sim.watchdog_ns)?;
         positive("sim.timeline_bin_ns", self.sim.timeline_bin_ns)?;
+        if self.sim.packet_sample_limit < 2 {
+            return Err(ConfigError::new("sim.packet_sample_limit", format!("keep at least 2 sampled packets, got {}", self.sim.packet_sample_limit)));
+        }
+        if self.sim.timeline_max_bins < 2 {
+            return Err(ConfigError::new("sim.timeline_max_bins", format!("a timeline needs at least 2 bins, got {}", self.sim.timeline_max_bins)));
+        }
         if let Some(d) = self.sim.drain_ns {
             non_negative("sim.drain_ns", d)?;
         }
@@ -544,12 +565,6 @@ impl Config {
 
     fn check_congestion(&self) -> Result<()> {
         let c = &self.congestion;
-        if !["none", "dcqcn", "slingshot"].contains(&c.algorithm.as_str()) {
-            return Err(ConfigError::new(
-                "congestion.algorithm",
-                format!("unknown congestion control {:?}; use \"none\", \"dcqcn\" or \"slingshot\"", c.algorithm),
-            ));
-        }
         if c.min_window_bytes == 0 {
             return Err(ConfigError::new("congestion.min_window_bytes", "must be at least 1 byte"));
         }

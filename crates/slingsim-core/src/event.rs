@@ -32,8 +32,29 @@ pub enum Event {
     MpiLocal(u32),
 }
 
-impl Event {
+/// An upcoming event seen ahead of time, still packed (for prefetching).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ahead(u64);
+
+impl Ahead {
+    /// No event.
+    pub const NONE: Ahead = Ahead(u64::MAX);
+
+    /// The packet of an `Arrive` event.
     #[inline]
+    pub fn arrive(self) -> Option<u32> {
+        (self.0 >> 60 == 0).then_some(self.0 as u32)
+    }
+
+    /// The channel of a `TryOutput` event.
+    #[inline]
+    pub fn try_output(self) -> Option<u32> {
+        (self.0 >> 60 == 1).then_some(self.0 as u32)
+    }
+}
+
+impl Event {
+    #[inline(always)]
     fn pack(self) -> u64 {
         match self {
             Event::Arrive(h) => h as u64,
@@ -68,66 +89,76 @@ impl Event {
     }
 }
 
+/// A pending event. The order among events of one picosecond is the order
+/// they were scheduled in; the queue keeps it by construction (entries of
+/// a bucket are appended in scheduling order and sorted stably by time),
+/// so no sequence number is stored.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
+    time: Ps,
+    event: u64,
+}
+
+/// An overflow entry: far-future events need their sequence number, as
+/// they are kept in a heap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Late {
     time: Ps,
     seq: u64,
     event: u64,
 }
 
-impl Entry {
-    #[inline]
-    fn key(&self) -> (Ps, u64) {
-        (self.time, self.seq)
-    }
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.key() == o.key()
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
+impl PartialOrd for Late {
     fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(o))
     }
 }
-impl Ord for Entry {
+impl Ord for Late {
     // Reversed: the std max-heap then pops the earliest entry.
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        o.key().cmp(&self.key())
+        (o.time, o.seq).cmp(&(self.time, self.seq))
     }
 }
 
-/// log2 of the bucket width in ps (256 ps): a bucket holds a few events
-/// even on busy networks, so sorting it is cheap.
-const BUCKET_BITS: u32 = 8;
-/// Buckets in the wheel (horizon 2^14 x 256 ps = 4.2 us, beyond which events
-/// wait in the overflow heap). A short wheel is revisited often, so its
-/// buckets keep their allocations.
-const WHEEL: usize = 1 << 14;
-/// Entries each bucket can hold before it first grows.
-const BUCKET_CAPACITY: usize = 8;
+/// log2 of the bucket width in ps (1,024 ps): about one nanosecond, the
+/// granularity of link and switch latencies, so a bucket's events are
+/// mostly simultaneous; its entries sort by the time's low 10 bits.
+const BUCKET_BITS: u32 = 10;
+/// Buckets in the wheel (horizon 2^12 x 1,024 ps = 4.2 us, beyond which
+/// events wait in the overflow heap). The bucket headers stay in the
+/// processor's second-level cache.
+const WHEEL: usize = 1 << 12;
+/// A drained bucket gives back an allocation larger than this many
+/// entries, so the wheel's memory follows the events pending, not the
+/// busiest bucket ever seen times the number of buckets.
+const KEEP_CAPACITY: usize = 64;
+/// Buckets up to this size are sorted by insertion, up to `MERGE_SORT_MAX`
+/// by a stable merge sort, larger ones by counting.
+const INSERTION_SORT_MAX: usize = 24;
+const MERGE_SORT_MAX: usize = 512;
 
 /// Pending events, earliest first, ties in scheduling order.
 ///
 /// A timing wheel (calendar queue): events within the horizon go to the
-/// bucket of their time, unsorted; a bucket is sorted by (time, sequence)
-/// once, when the clock reaches it; events beyond the horizon wait in a
-/// binary heap. Push and pop are O(1) amortised and touch little memory,
-/// which matters because every packet hop is at least one event.
+/// bucket of their time, unsorted; a bucket is sorted by time once, when
+/// the clock reaches it; events beyond the horizon wait in a binary heap.
+/// Push and pop are O(1) amortised and touch little memory, which matters
+/// because every packet hop is at least one event.
 pub struct EventQueue {
-    /// Entries of the bucket being drained, sorted latest first.
+    /// Entries of the bucket being drained, earliest first, from `pos` on.
     current: Vec<Entry>,
+    pos: usize,
     /// Absolute number of the bucket being drained.
     cur: u64,
     buckets: Vec<Vec<Entry>>,
     /// One bit per non-empty bucket.
     occupied: Vec<u64>,
     in_wheel: usize,
-    overflow: std::collections::BinaryHeap<Entry>,
+    overflow: std::collections::BinaryHeap<Late>,
+    /// Sequence numbers of overflow entries.
     seq: u64,
+    /// Scratch of the counting sort.
+    scratch: Vec<Entry>,
     processed: u64,
 }
 
@@ -135,12 +166,14 @@ impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
             current: Vec::new(),
+            pos: 0,
             cur: 0,
-            buckets: (0..WHEEL).map(|_| Vec::with_capacity(BUCKET_CAPACITY)).collect(),
+            buckets: (0..WHEEL).map(|_| Vec::new()).collect(),
             occupied: vec![0; WHEEL / 64],
             in_wheel: 0,
             overflow: Default::default(),
             seq: 0,
+            scratch: Vec::new(),
             processed: 0,
         }
     }
@@ -148,55 +181,135 @@ impl Default for EventQueue {
 
 impl EventQueue {
     /// Schedules `ev` at time `at` (not earlier than the last popped event).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, at: Ps, ev: Event) {
-        self.seq += 1;
-        let e = Entry { time: at, seq: self.seq, event: ev.pack() };
+        // Packed at the call site, where the variant is known.
+        self.push_packed(at, ev.pack());
+    }
+
+    fn push_packed(&mut self, at: Ps, event: u64) {
+        let e = Entry { time: at, event };
         let abs = at >> BUCKET_BITS;
         if abs <= self.cur {
             // Into the bucket being drained: after every entry not later
-            // than it (its sequence number is the largest yet).
-            let pos = self.current.partition_point(|x| x.time > at);
-            self.current.insert(pos, e);
+            // than it (it was scheduled after all of them).
+            let rest = &self.current[self.pos..];
+            let i = if rest.last().is_none_or(|x| x.time <= at) { rest.len() } else { rest.partition_point(|x| x.time <= at) };
+            self.current.insert(self.pos + i, e);
         } else if abs < self.cur + WHEEL as u64 {
             let b = (abs as usize) & (WHEEL - 1);
             self.buckets[b].push(e);
             self.occupied[b / 64] |= 1 << (b % 64);
             self.in_wheel += 1;
         } else {
-            self.overflow.push(e);
+            self.seq += 1;
+            self.overflow.push(Late { time: at, seq: self.seq, event: e.event });
         }
     }
 
-    /// Makes `current` hold the earliest bucket; false when nothing is pending.
+    /// Makes `current` hold at least `want` unread entries, taking the next
+    /// buckets in time order, as long as events are pending; false when
+    /// nothing is pending at all. Entries of later buckets may then sit in
+    /// `current` behind the earliest ones (a push into their time range is
+    /// inserted there in order), which lets the engine look a few events
+    /// ahead.
     #[inline]
-    fn refill(&mut self) -> bool {
-        if !self.current.is_empty() {
-            return true;
+    fn fill(&mut self, want: usize) -> bool {
+        while self.current.len() - self.pos < want {
+            if !self.take_next_bucket() {
+                break;
+            }
+        }
+        self.pos < self.current.len()
+    }
+
+    /// Appends the next non-empty bucket, sorted, to `current`; false if
+    /// no event is pending outside `current`.
+    fn take_next_bucket(&mut self) -> bool {
+        if self.in_wheel == 0 && self.overflow.is_empty() {
+            return false;
         }
         if self.in_wheel == 0 {
-            match self.overflow.peek() {
-                None => return false,
-                Some(e) => self.cur = e.time >> BUCKET_BITS,
-            }
+            self.cur = self.overflow.peek().expect("not empty").time >> BUCKET_BITS;
         } else {
             self.cur = self.next_occupied(self.cur + 1);
         }
-        let b = (self.cur as usize) & (WHEEL - 1);
-        if self.occupied[b / 64] & (1 << (b % 64)) != 0 {
-            self.occupied[b / 64] &= !(1 << (b % 64));
-            self.in_wheel -= self.buckets[b].len();
-            std::mem::swap(&mut self.current, &mut self.buckets[b]);
+        if self.pos == self.current.len() {
+            self.current.clear();
+            self.pos = 0;
+        } else if self.pos > 0 {
+            self.current.drain(..self.pos);
+            self.pos = 0;
         }
+        let start = self.current.len();
+        // Overflow entries of this bucket were scheduled before any wheel
+        // entry of it (they were beyond the horizon then): they go first.
         while let Some(e) = self.overflow.peek() {
             if e.time >> BUCKET_BITS != self.cur {
                 break;
             }
             let e = self.overflow.pop().expect("peeked");
-            self.current.push(e);
+            self.current.push(Entry { time: e.time, event: e.event });
         }
-        self.current.sort_unstable_by(|a, b| b.key().cmp(&a.key()));
+        let b = (self.cur as usize) & (WHEEL - 1);
+        if self.occupied[b / 64] & (1 << (b % 64)) != 0 {
+            self.occupied[b / 64] &= !(1 << (b % 64));
+            self.in_wheel -= self.buckets[b].len();
+            if self.current.is_empty() {
+                std::mem::swap(&mut self.current, &mut self.buckets[b]);
+            } else {
+                self.current.append(&mut self.buckets[b]);
+            }
+            if self.buckets[b].capacity() > KEEP_CAPACITY {
+                self.buckets[b] = Vec::new();
+            }
+        }
+        self.sort_from(start);
         true
+    }
+
+    /// Sorts `current[start..]` (one bucket) by time, keeping scheduling
+    /// order among equal times.
+    fn sort_from(&mut self, start: usize) {
+        let n = self.current.len() - start;
+        if n <= INSERTION_SORT_MAX {
+            let v = &mut self.current[start..];
+            for i in 1..n {
+                let e = v[i];
+                let mut j = i;
+                while j > 0 && v[j - 1].time > e.time {
+                    v[j] = v[j - 1];
+                    j -= 1;
+                }
+                v[j] = e;
+            }
+            return;
+        }
+        if n <= MERGE_SORT_MAX {
+            self.current[start..].sort_by_key(|e| e.time);
+            return;
+        }
+        // Counting sort on the time's offset inside the bucket (stable).
+        const SLOTS: usize = 1 << BUCKET_BITS;
+        let mut count = [0u32; SLOTS + 1];
+        let mask = (SLOTS - 1) as u64;
+        for e in &self.current[start..] {
+            count[(e.time & mask) as usize + 1] += 1;
+        }
+        if count.iter().filter(|&&c| c > 0).count() <= 1 {
+            return; // one distinct time: already in order
+        }
+        for i in 1..=SLOTS {
+            count[i] += count[i - 1];
+        }
+        self.scratch.clear();
+        self.scratch.resize(n, Entry { time: 0, event: 0 });
+        for e in &self.current[start..] {
+            let slot = &mut count[(e.time & mask) as usize];
+            self.scratch[*slot as usize] = *e;
+            *slot += 1;
+        }
+        self.current[start..].copy_from_slice(&self.scratch);
     }
 
     /// Absolute number of the first non-empty wheel bucket at or after
@@ -219,26 +332,50 @@ impl EventQueue {
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&mut self) -> Option<Ps> {
-        if !self.refill() {
+        if !self.fill(1) {
             return None;
         }
-        self.current.last().map(|e| e.time)
+        Some(self.current[self.pos].time)
+    }
+
+    /// Removes and returns the earliest event if it is due at `limit` or
+    /// before, with the two events after it (not taken; either may be
+    /// missing), for prefetching what they will touch.
+    #[inline]
+    pub fn pop_until(&mut self, limit: Ps) -> Option<(Ps, Event, [Ahead; 2])> {
+        if self.current.len() - self.pos < 3 && !self.fill(3) {
+            return None;
+        }
+        let e = self.current[self.pos];
+        if e.time > limit {
+            return None;
+        }
+        self.pos += 1;
+        self.processed += 1;
+        let at = |i: usize| self.current.get(i).map_or(Ahead::NONE, |e| Ahead(e.event));
+        Some((e.time, Event::unpack(e.event), [at(self.pos), at(self.pos + 1)]))
     }
 
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, Event)> {
-        if !self.refill() {
+        if !self.fill(1) {
             return None;
         }
-        let e = self.current.pop()?;
+        let e = self.current[self.pos];
+        self.pos += 1;
         self.processed += 1;
         Some((e.time, Event::unpack(e.event)))
     }
 
     /// Pending events in no particular order (for reports).
     pub fn iter(&self) -> impl Iterator<Item = Event> + '_ {
-        self.current.iter().chain(self.buckets.iter().flatten()).chain(self.overflow.iter()).map(|e| Event::unpack(e.event))
+        self.current[self.pos..]
+            .iter()
+            .chain(self.buckets.iter().flatten())
+            .map(|e| e.event)
+            .chain(self.overflow.iter().map(|e| e.event))
+            .map(Event::unpack)
     }
 
     /// Events processed so far.
@@ -248,7 +385,7 @@ impl EventQueue {
 
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.current.len() + self.in_wheel + self.overflow.len()
+        self.current.len() - self.pos + self.in_wheel + self.overflow.len()
     }
 
     /// True when nothing is pending.

@@ -27,6 +27,7 @@ pub mod error;
 pub mod event;
 pub mod metrics;
 pub mod mpi;
+pub mod names;
 pub mod network;
 pub mod nic;
 pub mod packet;

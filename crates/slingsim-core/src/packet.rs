@@ -1,5 +1,10 @@
 //! Packets and the pool they live in. Packets are addressed by 32-bit
 //! handles; freed slots are reused, so the hot path does not allocate.
+//!
+//! A packet is stored in two halves: [`PacketHot`], what every hop reads
+//! and writes (its place, its route, its timing), in exactly one cache
+//! line; and [`PacketCold`], what only the source NIC, the destination NIC
+//! and the reports read. A hop then touches one line of packet state.
 
 use crate::network::NONE;
 use crate::units::Ps;
@@ -8,92 +13,145 @@ use crate::units::Ps;
 pub const FLAG_NONMINIMAL: u8 = 1;
 /// Packet belongs to a message created inside the measurement window.
 pub const FLAG_MEASURED: u8 = 2;
-/// The source-switch routing decision has been made.
-pub const FLAG_ROUTED: u8 = 4;
 /// A switch output marked the packet's ECN bit (DCQCN).
 pub const FLAG_ECN: u8 = 8;
+/// The packet's intermediate (`via`) is a group, not a switch.
+pub const FLAG_VIA_GROUP: u8 = 16;
+/// The packet is on its way to its destination NIC (delivery will read its cold half).
+pub const FLAG_LAST_HOP: u8 = 32;
 
-/// One packet in flight. It carries its routing state, so switches keep
-/// no per-flow tables.
+/// The per-hop half of a packet: where it is, where it goes and when.
+/// It carries its routing state, so switches keep no per-flow tables.
 #[derive(Clone, Copy, Debug)]
-pub struct Packet {
+#[repr(C, align(64))]
+pub struct PacketHot {
     /// Next packet in the queue this packet waits in (intrusive list).
     pub next: u32,
+    /// Channel the packet is queued at or travelling on.
+    pub ch: u32,
+    /// Channel it arrived on (its input buffer, for credit return).
+    pub in_ch: u32,
     pub src: u32,
     pub dst: u32,
     pub dst_switch: u32,
-    /// Message this packet belongs to, if its completion is tracked (flows).
-    pub msg: u32,
-    /// Traffic source index.
-    pub source: u16,
-    /// Switch-to-switch hops taken so far.
-    pub hops: u8,
-    /// Routing mode ([`crate::routing::Algorithm::code`]).
-    pub alg: u8,
-    pub flags: u8,
-    /// Traffic class index.
-    pub class: u8,
-    /// Congestion level an egress edge port marked (Slingshot congestion
-    /// control; 0 = clear), the sources feeding that port, and how often
-    /// end-to-end retry has resent the packet.
-    pub mark: u8,
-    pub retries: u8,
-    pub mark_flows: u16,
+    /// Routing state: the intermediate still to visit (a group if
+    /// `FLAG_VIA_GROUP`, else a switch; `NONE` if none), the chosen global link.
+    pub via: u32,
+    pub global_link: u32,
+    pub wire: u32,
     /// Zero-load latency of the path so far (links and switches): an end-to-end ack takes this long back.
     pub path_ps: u32,
-    /// Channel the packet is queued at or travelling on, and its virtual channel.
-    pub ch: u32,
-    pub vc: u8,
-    /// Channel and VC it arrived on (its input buffer, for credit return).
-    pub in_vc: u8,
-    pub in_ch: u32,
-    /// Routing state: intermediate group / switch still to visit, chosen global link.
-    pub via_group: u32,
-    pub via_switch: u32,
-    pub global_link: u32,
-    pub payload: u32,
-    pub wire: u32,
-    /// Message creation time (latency is measured from here).
-    pub created: Ps,
-    /// Time the packet entered the network.
-    pub injected: Ps,
     /// When the tail reaches the receiver of `ch`.
     pub tail: Ps,
     /// When the packet may leave its current switch (after fall-through).
     pub ready: Ps,
+    /// Virtual channel on `ch` and on `in_ch`.
+    pub vc: u8,
+    pub in_vc: u8,
+    /// Switch-to-switch hops taken so far.
+    pub hops: u8,
+    /// Routing mode ([`crate::routing::Algorithm::code`]).
+    pub alg: u8,
+    /// Traffic class index.
+    pub class: u8,
+    pub flags: u8,
+}
+
+impl PacketHot {
+    /// Intermediate group still to visit, or `NONE`.
+    #[inline]
+    pub fn via_group(&self) -> u32 {
+        if self.flags & FLAG_VIA_GROUP != 0 {
+            self.via
+        } else {
+            NONE
+        }
+    }
+
+    /// Intermediate switch still to visit, or `NONE`.
+    #[inline]
+    pub fn via_switch(&self) -> u32 {
+        if self.flags & FLAG_VIA_GROUP == 0 {
+            self.via
+        } else {
+            NONE
+        }
+    }
+
+    /// Sets an intermediate group.
+    #[inline]
+    pub fn set_via_group(&mut self, g: u32) {
+        self.via = g;
+        self.flags |= FLAG_VIA_GROUP;
+    }
+
+    /// Sets an intermediate switch.
+    #[inline]
+    pub fn set_via_switch(&mut self, s: u32) {
+        self.via = s;
+        self.flags &= !FLAG_VIA_GROUP;
+    }
+
+    /// The intermediate has been reached.
+    #[inline]
+    pub fn clear_via(&mut self) {
+        self.via = NONE;
+        self.flags &= !FLAG_VIA_GROUP;
+    }
+}
+
+/// The half of a packet only its endpoints and the reports read.
+#[derive(Clone, Copy, Debug)]
+pub struct PacketCold {
+    /// Message this packet belongs to, if its completion is tracked (flows).
+    pub msg: u32,
+    pub payload: u32,
+    /// Message creation time (latency is measured from here).
+    pub created: Ps,
+    /// Time the packet entered the network.
+    pub injected: Ps,
+    /// Traffic source index.
+    pub source: u16,
+    /// Contributing flows an egress edge port marked (Slingshot congestion control).
+    pub mark_flows: u16,
+    /// Congestion level an egress edge port marked (0 = clear).
+    pub mark: u8,
+    /// How often end-to-end retry has resent the packet.
+    pub retries: u8,
+}
+
+/// A whole packet, as built at the NIC.
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub hot: PacketHot,
+    pub cold: PacketCold,
 }
 
 impl Packet {
     /// A fresh packet with no routing state.
     pub fn new(src: u32, dst: u32, dst_switch: u32, msg: u32, source: u16) -> Packet {
         Packet {
-            next: NONE,
-            src,
-            dst,
-            dst_switch,
-            msg,
-            source,
-            hops: 0,
-            alg: 0,
-            flags: 0,
-            class: 0,
-            mark: 0,
-            retries: 0,
-            mark_flows: 0,
-            path_ps: 0,
-            ch: NONE,
-            vc: 0,
-            in_vc: 0,
-            in_ch: NONE,
-            via_group: NONE,
-            via_switch: NONE,
-            global_link: NONE,
-            payload: 0,
-            wire: 0,
-            created: 0,
-            injected: 0,
-            tail: 0,
-            ready: 0,
+            hot: PacketHot {
+                next: NONE,
+                ch: NONE,
+                in_ch: NONE,
+                src,
+                dst,
+                dst_switch,
+                via: NONE,
+                global_link: NONE,
+                wire: 0,
+                path_ps: 0,
+                tail: 0,
+                ready: 0,
+                vc: 0,
+                in_vc: 0,
+                hops: 0,
+                alg: 0,
+                class: 0,
+                flags: 0,
+            },
+            cold: PacketCold { msg, payload: 0, created: 0, injected: 0, source, mark_flows: 0, mark: 0, retries: 0 },
         }
     }
 }
@@ -101,7 +159,8 @@ impl Packet {
 /// Slab of packets with a free list.
 #[derive(Default)]
 pub struct PacketPool {
-    slots: Vec<Packet>,
+    hot: Vec<PacketHot>,
+    cold: Vec<PacketCold>,
     free: Vec<u32>,
     live: usize,
 }
@@ -112,11 +171,13 @@ impl PacketPool {
     pub fn alloc(&mut self, p: Packet) -> u32 {
         self.live += 1;
         if let Some(h) = self.free.pop() {
-            self.slots[h as usize] = p;
+            self.hot[h as usize] = p.hot;
+            self.cold[h as usize] = p.cold;
             h
         } else {
-            self.slots.push(p);
-            (self.slots.len() - 1) as u32
+            self.hot.push(p.hot);
+            self.cold.push(p.cold);
+            (self.hot.len() - 1) as u32
         }
     }
 
@@ -132,22 +193,74 @@ impl PacketPool {
         self.live
     }
 
-    /// Read access.
-    #[inline]
-    pub fn get(&self, h: u32) -> &Packet {
-        &self.slots[h as usize]
+    /// Slots allocated so far (the most packets ever live at once).
+    pub fn capacity(&self) -> usize {
+        self.hot.len()
     }
 
-    /// Write access.
+    /// The per-hop half.
     #[inline]
-    pub fn get_mut(&mut self, h: u32) -> &mut Packet {
-        &mut self.slots[h as usize]
+    pub fn hot(&self, h: u32) -> &PacketHot {
+        &self.hot[h as usize]
+    }
+
+    /// The per-hop half, writable.
+    #[inline]
+    pub fn hot_mut(&mut self, h: u32) -> &mut PacketHot {
+        &mut self.hot[h as usize]
+    }
+
+    /// The endpoints' half.
+    #[inline]
+    pub fn cold(&self, h: u32) -> &PacketCold {
+        &self.cold[h as usize]
+    }
+
+    /// The endpoints' half, writable.
+    #[inline]
+    pub fn cold_mut(&mut self, h: u32) -> &mut PacketCold {
+        &mut self.cold[h as usize]
+    }
+
+    /// Both halves.
+    #[inline]
+    pub fn get(&self, h: u32) -> Packet {
+        Packet { hot: self.hot[h as usize], cold: self.cold[h as usize] }
+    }
+
+    /// Hints the processor to fetch packet `h`'s hot half: the engine knows
+    /// which packet the next event will touch before it handles this one.
+    #[inline]
+    pub fn prefetch(&self, h: u32) {
+        if let Some(p) = self.hot.get(h as usize) {
+            prefetch_read(p as *const PacketHot as *const u8);
+        }
+    }
+
+    /// Hints the processor to fetch packet `h`'s cold half.
+    #[inline]
+    pub fn prefetch_cold(&self, h: u32) {
+        if let Some(p) = self.cold.get(h as usize) {
+            prefetch_read(p as *const PacketCold as *const u8);
+        }
     }
 }
 
-/// A FIFO of packets linked through `Packet::next`. It caches what output
-/// arbitration needs of its head (ready time, size, input channel), so
-/// arbitration does not touch packets in the pool.
+/// Starts loading the cache line at `p` (no effect where unsupported).
+#[inline(always)]
+pub fn prefetch_read(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and reads nothing observable.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// A FIFO of packets linked through `PacketHot::next`. It caches what
+/// output arbitration needs of its head (ready time, size, input channel),
+/// so arbitration does not touch packets in the pool.
 #[derive(Clone, Copy, Debug)]
 pub struct PacketQueue {
     pub head: u32,
@@ -167,7 +280,7 @@ impl PacketQueue {
     /// Appends `h`.
     #[inline]
     pub fn push(&mut self, pool: &mut PacketPool, h: u32) {
-        let p = pool.get_mut(h);
+        let p = pool.hot_mut(h);
         p.next = NONE;
         if self.tail == NONE {
             self.head = h;
@@ -175,7 +288,7 @@ impl PacketQueue {
             self.head_wire = p.wire;
             self.head_in_ch = p.in_ch;
         } else {
-            pool.get_mut(self.tail).next = h;
+            pool.hot_mut(self.tail).next = h;
         }
         self.tail = h;
     }
@@ -184,11 +297,11 @@ impl PacketQueue {
     #[inline]
     pub fn pop(&mut self, pool: &PacketPool) -> u32 {
         let h = self.head;
-        self.head = pool.get(h).next;
+        self.head = pool.hot(h).next;
         if self.head == NONE {
             self.tail = NONE;
         } else {
-            let p = pool.get(self.head);
+            let p = pool.hot(self.head);
             self.head_ready = p.ready;
             self.head_wire = p.wire;
             self.head_in_ch = p.in_ch;
@@ -200,5 +313,41 @@ impl PacketQueue {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.head == NONE
+    }
+
+    /// The handles in the queue, head first.
+    pub fn iter<'a>(&self, pool: &'a PacketPool) -> impl Iterator<Item = u32> + 'a {
+        let mut h = self.head;
+        std::iter::from_fn(move || {
+            if h == NONE {
+                return None;
+            }
+            let cur = h;
+            h = pool.hot(h).next;
+            Some(cur)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hot_half_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<PacketHot>(), 64);
+        assert_eq!(std::mem::align_of::<PacketHot>(), 64);
+    }
+
+    #[test]
+    fn intermediates_are_a_group_or_a_switch() {
+        let mut p = Packet::new(0, 1, 2, NONE, 0).hot;
+        assert_eq!((p.via_group(), p.via_switch()), (NONE, NONE));
+        p.set_via_group(7);
+        assert_eq!((p.via_group(), p.via_switch()), (7, NONE));
+        p.set_via_switch(3);
+        assert_eq!((p.via_group(), p.via_switch()), (NONE, 3));
+        p.clear_via();
+        assert_eq!((p.via_group(), p.via_switch()), (NONE, NONE));
     }
 }

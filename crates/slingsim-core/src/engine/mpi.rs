@@ -13,7 +13,8 @@
 //! send costs the rank `mpi.send_overhead_ns`; a receive completes
 //! `mpi.recv_overhead_ns` after its data arrived.
 
-use super::{FlowRecord, Simulation, NEVER};
+use super::sources::{FlowRecord, NONE_MODE};
+use super::{Simulation, NEVER};
 use crate::event::Event;
 use crate::mpi::collectives::schedule;
 use crate::mpi::op::{Op, PROC_NULL};
@@ -24,9 +25,9 @@ use crate::units::{ns_to_ps, Ps};
 impl Simulation {
     /// Wakes rank `g` at `at` (or now) to run its program on.
     fn mpi_wake(&mut self, g: u32, at: Ps) {
-        let at = at.max(self.now);
+        let at = at.max(self.clock.now);
         let r = &mut self.mpi.ranks[g as usize];
-        if r.wake_at != NEVER && r.wake_at >= self.now && r.wake_at <= at {
+        if r.wake_at != NEVER && r.wake_at >= self.clock.now && r.wake_at <= at {
             return; // an earlier wake-up is due; it reschedules if needed
         }
         r.wake_at = at;
@@ -35,7 +36,7 @@ impl Simulation {
 
     pub(crate) fn on_mpi_wake(&mut self, g: u32) {
         let r = &mut self.mpi.ranks[g as usize];
-        if r.wake_at == self.now {
+        if r.wake_at == self.clock.now {
             r.wake_at = NEVER;
         }
         self.mpi_run(g);
@@ -43,7 +44,7 @@ impl Simulation {
 
     /// Runs rank `g`'s operations until it blocks, computes or ends.
     fn mpi_run(&mut self, g: u32) {
-        let now = self.now;
+        let now = self.clock.now;
         loop {
             let r = &self.mpi.ranks[g as usize];
             if r.blocked != Blocked::No {
@@ -76,9 +77,9 @@ impl Simulation {
         let job = &mut self.mpi.jobs[j];
         // A pass that took no time (the passive target of one-sided
         // traffic) would repeat forever at one instant: such a rank stops.
-        if job.repeat && r.pass_start < self.now {
+        if job.repeat && r.pass_start < self.clock.now {
             r.pc = 0;
-            r.pass_start = self.now;
+            r.pass_start = self.clock.now;
             if r.world == 0 {
                 job.passes += 1;
             }
@@ -87,7 +88,7 @@ impl Simulation {
         r.blocked = Blocked::Done;
         job.ranks_done += 1;
         if job.ranks_done == job.ranks {
-            job.end = self.now;
+            job.end = self.clock.now;
             if job.ends_run {
                 self.mpi.jobs_left -= 1;
                 if self.mpi.jobs_left == 0 {
@@ -99,7 +100,7 @@ impl Simulation {
     }
 
     fn mpi_execute(&mut self, g: u32, op: Op) {
-        let now = self.now;
+        let now = self.clock.now;
         let send_overhead = self.mpi.p().send_overhead;
         match op {
             Op::Compute { ns } => {
@@ -218,7 +219,7 @@ impl Simulation {
     fn mpi_post_send(&mut self, g: u32, comm: u32, peer: i32, tag: i32, ctx: Context, bytes: u64, owner: Owner, at: Ps) -> u32 {
         let slot = self.mpi.ranks[g as usize].open(owner, false);
         if peer == PROC_NULL {
-            self.mpi_complete(g, slot, self.now);
+            self.mpi_complete(g, slot, self.clock.now);
             return slot;
         }
         let dst = self.mpi_peer(g, comm, peer);
@@ -229,7 +230,7 @@ impl Simulation {
         let size = if rendezvous { p.control_bytes } else { bytes };
         let r = &mut self.mpi.ranks[g as usize];
         let seq = r.send_seq.entry(dst).or_insert(0);
-        let env = Envelope { src: g, dst, comm, src_in_comm, tag, ctx, bytes, seq: *seq, send_req: slot, rendezvous, posted: self.now };
+        let env = Envelope { src: g, dst, comm, src_in_comm, tag, ctx, bytes, seq: *seq, send_req: slot, rendezvous, posted: self.clock.now };
         *seq += 1;
         let job = &mut self.mpi.jobs[r.job as usize];
         job.messages += 1;
@@ -247,14 +248,14 @@ impl Simulation {
         let r = &mut self.mpi.ranks[g as usize];
         let slot = r.open(owner, timed);
         if peer == PROC_NULL {
-            self.mpi_complete(g, slot, self.now);
+            self.mpi_complete(g, slot, self.clock.now);
             return slot;
         }
         let pr = PostedRecv { comm, peer, tag, ctx, req: slot };
         match r.unexpected.iter().position(|(e, _)| pr.matches(e)) {
             Some(i) => {
                 let (env, _) = r.unexpected.remove(i);
-                self.mpi_matched(g, env, slot, self.now);
+                self.mpi_matched(g, env, slot, self.clock.now);
             }
             None => r.posted.push(pr),
         }
@@ -265,7 +266,7 @@ impl Simulation {
     fn mpi_one_sided(&mut self, g: u32, comm: u32, peer: i32, bytes: u64, get: bool, at: Ps) -> u32 {
         let slot = self.mpi.ranks[g as usize].open(Owner::Program, false);
         if peer == PROC_NULL {
-            self.mpi_complete(g, slot, self.now);
+            self.mpi_complete(g, slot, self.clock.now);
             return slot;
         }
         let dst = self.mpi_peer(g, comm, peer);
@@ -284,7 +285,7 @@ impl Simulation {
     /// Sends `wire` of `bytes` from rank `from` to rank `to` at `at`.
     fn mpi_ship(&mut self, from: u32, to: u32, bytes: u64, wire: Wire, at: Ps) {
         let id = self.mpi.add_wire(WireRecord { wire, from, to, bytes });
-        if at > self.now {
+        if at > self.clock.now {
             self.events.push(at, Event::MpiPost(id));
         } else {
             self.mpi_transmit(id);
@@ -302,7 +303,7 @@ impl Simulation {
         let j = self.mpi.ranks[w.from as usize].job as usize;
         if a == b {
             let p = self.mpi.p();
-            let at = self.now + p.memory_latency + (w.bytes as f64 * p.memory_ps_per_byte).round() as Ps;
+            let at = self.clock.now + p.memory_latency + (w.bytes as f64 * p.memory_ps_per_byte).round() as Ps;
             self.mpi.jobs[j].memory_messages += 1;
             self.events.push(at, Event::MpiLocal(id));
             return;
@@ -310,12 +311,12 @@ impl Simulation {
         let job = &self.mpi.jobs[j];
         let (source, mut alg, class, aware) = (job.source, job.alg, job.class, job.app_aware);
         let bytes = w.bytes.max(1);
-        let mut rec = FlowRecord::new(source, a, b, bytes, self.now);
+        let mut rec = FlowRecord::new(source, a, b, bytes, self.clock.now);
         rec.mpi = id;
         if aware {
-            let wire = crate::nic::message_wire_bytes(self.frame, bytes, self.mtu);
+            let wire = crate::nic::message_wire_bytes(self.nics.frame, bytes, self.nics.mtu);
             let flits = wire.div_ceil(self.cfg.nic.flit_bytes.max(1) as u64);
-            let packets = bytes.div_ceil(self.mtu as u64);
+            let packets = bytes.div_ceil(self.nics.mtu as u64);
             let params = &self.mpi.params.as_ref().expect("jobs have parameters").app_aware;
             let (mode, decided) = self.mpi.app_aware[w.from as usize].choose(params, bytes, packets, flits);
             alg = crate::mpi::app_aware::MODES[mode].code();
@@ -326,28 +327,29 @@ impl Simulation {
         }
         let flow = match self.mpi.free_flows.pop() {
             Some(f) => {
-                self.flows[f as usize] = rec;
+                self.flows.records[f as usize] = rec;
                 f
             }
             None => {
-                self.flows.push(rec);
-                (self.flows.len() - 1) as u32
+                self.flows.records.push(rec);
+                (self.flows.records.len() - 1) as u32
             }
         };
-        self.flows_pending += 1;
-        self.stats[source as usize].flows += 1;
-        self.stats[source as usize].offered_wire += crate::nic::message_wire_bytes(self.frame, bytes, self.mtu);
+        self.flows.pending += 1;
+        let st = &mut self.measure.stats[source as usize];
+        st.flows += 1;
+        st.offered_wire += crate::nic::message_wire_bytes(self.nics.frame, bytes, self.nics.mtu);
         self.enqueue_message(a, b, bytes, source, flow, alg, class);
     }
 
     pub(crate) fn on_mpi_local(&mut self, id: u32) {
-        self.mpi_arrived(id, self.now);
+        self.mpi_arrived(id, self.clock.now);
     }
 
     /// MPI message `id` has fully arrived at `t` (flow `flow` is done with).
     pub(crate) fn mpi_flow_done(&mut self, flow: u32, id: u32, t: Ps) {
-        let rec = &self.flows[flow as usize];
-        if rec.app_mode != super::NONE_MODE {
+        let rec = &self.flows.records[flow as usize];
+        if rec.app_mode != NONE_MODE {
             // What the NIC counters say of this message: its packets' mean
             // latency and its flits' mean stall (paper 004's L and s).
             let c = rec.counters;
@@ -374,14 +376,14 @@ impl Simulation {
                 self.mpi_in_order(env, t)
             }
             Wire::ClearToSend { env, recv_req } => {
-                self.mpi_ship(env.src, env.dst, env.bytes, Wire::Data { env, recv_req }, self.now);
+                self.mpi_ship(env.src, env.dst, env.bytes, Wire::Data { env, recv_req }, self.clock.now);
             }
             Wire::Data { env, recv_req } => {
                 self.mpi_complete(env.src, env.send_req, t);
                 self.mpi_recv_done(env.dst, recv_req, &env, t);
             }
             Wire::Put { src, req, .. } => self.mpi_complete(src, req, t),
-            Wire::GetRequest { src, dst, bytes, req } => self.mpi_ship(dst, src, bytes, Wire::GetData { src, req }, self.now),
+            Wire::GetRequest { src, dst, bytes, req } => self.mpi_ship(dst, src, bytes, Wire::GetData { src, req }, self.clock.now),
             Wire::GetData { src, req } => self.mpi_complete(src, req, t),
         }
     }
@@ -419,7 +421,7 @@ impl Simulation {
     fn mpi_matched(&mut self, d: u32, env: Envelope, req: u32, t: Ps) {
         if env.rendezvous {
             let size = self.mpi.p().control_bytes;
-            self.mpi_ship(d, env.src, size, Wire::ClearToSend { env, recv_req: req }, self.now);
+            self.mpi_ship(d, env.src, size, Wire::ClearToSend { env, recv_req: req }, self.clock.now);
         } else {
             self.mpi_recv_done(d, req, &env, t);
         }
@@ -467,7 +469,7 @@ impl Simulation {
         let r = &mut self.mpi.ranks[g as usize];
         let slot = r.open(Owner::Program, false);
         let tag = r.coll_seq.entry(comm).or_insert(0);
-        let run = CollRun { comm, tag: *tag, rounds, round: 0, pending: 0, req: slot, live: true, ready: self.now, started: false };
+        let run = CollRun { comm, tag: *tag, rounds, round: 0, pending: 0, req: slot, live: true, ready: self.clock.now, started: false };
         *tag = tag.wrapping_add(1);
         let c = match r.colls.iter().position(|x| !x.live) {
             Some(i) => {
@@ -505,7 +507,7 @@ impl Simulation {
             // Each round runs once: its peer lists are taken, not copied.
             let round = &mut run.rounds[run.round];
             let (sends, recvs) = (std::mem::take(&mut round.sends), std::mem::take(&mut round.recvs));
-            let (comm, tag, start) = (run.comm, run.tag, run.ready.max(self.now));
+            let (comm, tag, start) = (run.comm, run.tag, run.ready.max(self.clock.now));
             run.pending = (sends.len() + recvs.len()) as u32;
             if run.pending == 0 {
                 continue;

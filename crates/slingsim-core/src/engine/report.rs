@@ -1,10 +1,14 @@
 //! Results of a run: the JSON summary and the packets, links and flows
 //! tables (docs/results.md).
 
-use super::{NicCounters, Simulation, NEVER};
+use super::nic::NicCounters;
+use super::sources::FlowRecord;
+use super::{Simulation, NEVER};
+use crate::congestion::CongestionControl;
+use crate::names::Named;
 use crate::event::Event;
 use crate::metrics::SourceStats;
-use crate::network::{End, LinkKind, NONE};
+use crate::network::{End, LinkKind};
 use crate::table::{Column, Table};
 use crate::units::{ps_to_ns, Ps};
 use serde_json::{json, Map, Value};
@@ -12,7 +16,7 @@ use serde_json::{json, Map, Value};
 impl Simulation {
     /// Length of the measurement window so far (ps).
     fn window(&self) -> Ps {
-        self.now.min(self.window_end).saturating_sub(self.warmup).max(1)
+        self.clock.now.min(self.clock.window_end).saturating_sub(self.clock.warmup).max(1)
     }
 
     /// Node injection bandwidth in bytes/s (all rails).
@@ -52,21 +56,18 @@ impl Simulation {
     /// queue, every packet on a wire and every lost packet awaiting its
     /// source's retry (independent of the running totals).
     fn for_each_in_network(&self, mut f: impl FnMut(&crate::packet::Packet)) {
-        for q in &self.queues {
-            let mut h = q.head;
-            while h != NONE {
-                let p = self.pool.get(h);
-                f(p);
-                h = p.next;
+        for q in &self.switches.queues {
+            for h in q.iter(&self.pool) {
+                f(&self.pool.get(h));
             }
         }
         for ev in self.events.iter() {
             if let Event::Arrive(h) | Event::Retry(h) = ev {
-                f(self.pool.get(h));
+                f(&self.pool.get(h));
             }
         }
-        for &h in self.nic_retry.iter().flatten() {
-            f(self.pool.get(h));
+        for &h in self.nics.retry_queue.iter().flatten() {
+            f(&self.pool.get(h));
         }
     }
 
@@ -74,7 +75,7 @@ impl Simulation {
     fn scan_in_flight(&self) -> (u64, u64) {
         let (mut bytes, mut packets) = (0u64, 0u64);
         self.for_each_in_network(|p| {
-            bytes += p.payload as u64;
+            bytes += p.cold.payload as u64;
             packets += 1;
         });
         (bytes, packets)
@@ -84,12 +85,12 @@ impl Simulation {
     /// sum of their ages (now - creation). Latency that leaves them out
     /// would describe only the packets that got through.
     fn undelivered_by_source(&self) -> Vec<(u64, u64)> {
-        let mut out = vec![(0u64, 0u64); self.sources.len()];
+        let mut out = vec![(0u64, 0u64); self.traffic.sources.len()];
         self.for_each_in_network(|p| {
-            if p.flags & crate::packet::FLAG_MEASURED != 0 {
-                let o = &mut out[p.source as usize];
+            if p.hot.flags & crate::packet::FLAG_MEASURED != 0 {
+                let o = &mut out[p.cold.source as usize];
                 o.0 += 1;
-                o.1 += self.now.saturating_sub(p.created);
+                o.1 += self.clock.now.saturating_sub(p.cold.created);
             }
         });
         out
@@ -101,7 +102,7 @@ impl Simulation {
         let mut traffic = Map::new();
         let mut nodes = 0;
         let undelivered = self.undelivered_by_source();
-        for (i, (s, st)) in self.sources.iter().zip(&self.stats).enumerate() {
+        for (i, (s, st)) in self.traffic.sources.iter().zip(&self.measure.stats).enumerate() {
             total.merge(st);
             nodes += s.nodes.len();
             let mut v = self.source_summary(st, s.nodes.len());
@@ -113,12 +114,12 @@ impl Simulation {
             } else {
                 json!((st.latency.sum() as f64 + age as f64) / count as f64 / 1e3)
             };
-            v["class"] = json!(self.classes[self.source_class[i] as usize].spec.name);
-            v["routing"] = json!(self.source_alg[i].name());
+            v["class"] = json!(self.qos.classes[self.traffic.class[i] as usize].spec.name);
+            v["routing"] = json!(self.traffic.alg[i].name());
             traffic.insert(s.name.clone(), v);
         }
         let (in_flight, in_flight_packets) = self.scan_in_flight();
-        let queued: u64 = self.nic_queue.iter().flatten().map(|&m| self.messages[m as usize].to_send).sum();
+        let queued: u64 = self.nics.queue.iter().flatten().map(|&m| self.nics.messages[m as usize].to_send).sum();
         let mut links = Map::new();
         for kind in [LinkKind::Terminal, LinkKind::Local, LinkKind::Global] {
             let utils: Vec<f64> = self
@@ -127,7 +128,7 @@ impl Simulation {
                 .iter()
                 .enumerate()
                 .filter(|(_, c)| c.kind == kind)
-                .map(|(i, _)| self.tx[i].busy_ps as f64 / self.window() as f64)
+                .map(|(i, _)| self.channels.tx[i].busy_ps as f64 / self.window() as f64)
                 .collect();
             if utils.is_empty() {
                 continue;
@@ -142,28 +143,29 @@ impl Simulation {
             );
         }
         let o = self.source_summary(&total, nodes);
+        let (m, r) = (&self.measure, &self.reliability);
         json!({
-            "sim_time_ns": ps_to_ns(self.now),
-            "warmup_ns": ps_to_ns(self.warmup),
-            "measured_undelivered": self.measured_outstanding,
+            "sim_time_ns": ps_to_ns(self.clock.now),
+            "warmup_ns": ps_to_ns(self.clock.warmup),
+            "measured_undelivered": self.measure.measured_outstanding,
             "measured_ns": ps_to_ns(self.window()),
             "events": self.events.processed(),
-            "packet_hops": self.packet_hops,
-            "packets_injected": self.packets_injected,
-            "packets_delivered": self.packets_delivered,
+            "packet_hops": m.packet_hops,
+            "packets_injected": m.packets_injected,
+            "packets_delivered": m.packets_delivered,
             "packets_in_flight": in_flight_packets,
-            "bytes_injected": self.bytes_injected,
-            "bytes_delivered": self.bytes_delivered,
+            "bytes_injected": m.bytes_injected,
+            "bytes_delivered": m.bytes_delivered,
             "bytes_in_flight": in_flight,
             "bytes_queued_at_source": queued,
-            "bytes_lost": self.bytes_lost,
-            "packets_lost": self.packets_lost,
-            "e2e_retries": self.retries,
-            "bytes_conserved": self.bytes_injected == self.bytes_delivered + in_flight + self.bytes_lost,
+            "bytes_lost": r.bytes_lost,
+            "packets_lost": r.packets_lost,
+            "e2e_retries": r.retries,
+            "bytes_conserved": m.bytes_injected == m.bytes_delivered + in_flight + r.bytes_lost,
             "congestion": self.congestion_summary(),
-            "classes": self.classes.iter().map(|c| c.spec.name.clone()).collect::<Vec<_>>(),
-            "llr_replays": self.tx.iter().map(|t| t.replays).sum::<u64>(),
-            "packets_out_of_order": self.flows.iter().map(|f| f.out_of_order).sum::<u64>(),
+            "classes": self.qos.classes.iter().map(|c| c.spec.name.clone()).collect::<Vec<_>>(),
+            "llr_replays": self.channels.replays.iter().sum::<u64>(),
+            "packets_out_of_order": self.flows.records.iter().map(|f| f.out_of_order).sum::<u64>(),
             "offered_load": o["offered_load"],
             "accepted_load": o["accepted_load"],
             "latency_ns": o["latency_ns"],
@@ -185,31 +187,34 @@ impl Simulation {
         })
     }
 
-    /// Congestion-control signals and the endpoint pairs throttled now.
+    /// Congestion-control signals and the endpoint pairs throttled now:
+    /// every algorithm reports the same keys (0 where it has no such signal).
     fn congestion_summary(&self) -> Value {
-        let throttled = self.pairs.values().filter(|p| p.throttled(&self.cc)).count();
-        json!({
-            "algorithm": self.cfg.congestion.algorithm,
-            "acks": self.cc_stats.acks,
-            "marked_acks": self.cc_stats.marked_acks,
-            "ecn_marks": self.cc_stats.ecn_marks,
-            "cnps": self.cc_stats.cnps,
-            "lossy_drops": self.cc_stats.drops,
-            "throttled_pairs": throttled,
-        })
+        let mut v = json!({
+            "algorithm": self.cc.kind().name(),
+            "acks": self.signals.acks_received,
+            "marked_acks": 0,
+            "ecn_marks": 0,
+            "cnps": 0,
+            "lossy_drops": self.reliability.lossy_drops,
+            "throttled_pairs": 0,
+        });
+        let m = v.as_object_mut().expect("an object");
+        m.extend(self.cc.summary());
+        v
     }
 
     /// Delivered throughput and latency of each source per time bin
     /// (`sim.timeline_bin_ns`), bins with deliveries only.
     pub fn timeline_table(&self) -> Table {
-        let bin_ns = ps_to_ns(self.timeline_bin);
+        let bin_ns = ps_to_ns(self.measure.timeline.bin);
         let (mut source, mut t_ns, mut bytes, mut gbps, mut lat, mut pkts) = (vec![], vec![], vec![], vec![], vec![], vec![]);
-        for (s, line) in self.timeline.iter().enumerate() {
+        for (s, line) in self.measure.timeline.lines.iter().enumerate() {
             for (b, x) in line.iter().enumerate() {
                 if x.packets == 0 {
                     continue;
                 }
-                source.push(self.sources[s].name.clone());
+                source.push(self.traffic.sources[s].name.clone());
                 t_ns.push(b as f64 * bin_ns);
                 bytes.push(x.wire);
                 gbps.push(x.wire as f64 * 8.0 / bin_ns);
@@ -229,9 +234,9 @@ impl Simulation {
 
     /// Sampled delivered packets.
     pub fn packets_table(&self) -> Table {
-        let s = &self.samples;
+        let s = &self.measure.samples.rows;
         let mut t = Table::default();
-        t.push("source", Column::Str(s.iter().map(|x| self.sources[x.source as usize].name.clone()).collect()));
+        t.push("source", Column::Str(s.iter().map(|x| self.traffic.sources[x.source as usize].name.clone()).collect()));
         t.push("src_endpoint", Column::U64(s.iter().map(|x| x.src as u64).collect()));
         t.push("dst_endpoint", Column::U64(s.iter().map(|x| x.dst as u64).collect()));
         t.push("payload_bytes", Column::U64(s.iter().map(|x| x.payload as u64).collect()));
@@ -262,19 +267,20 @@ impl Simulation {
         t.push("dst_port", Column::I64(ch.iter().map(|c| side(c.dst).1).collect()));
         t.push("dst_endpoint", Column::I64(ch.iter().map(|c| side(c.dst).2).collect()));
         t.push("bandwidth_bps", Column::F64(ch.iter().map(|c| c.rate.bps()).collect()));
-        t.push("bytes", Column::U64(self.tx.iter().map(|t| t.bytes).collect()));
+        let tx = &self.channels.tx;
+        t.push("bytes", Column::U64(tx.iter().map(|t| t.bytes).collect()));
         let w = self.window() as f64;
-        t.push("utilization", Column::F64(self.tx.iter().map(|t| t.busy_ps as f64 / w).collect()));
-        t.push("llr_replays", Column::U64(self.tx.iter().map(|t| t.replays).collect()));
+        t.push("utilization", Column::F64(tx.iter().map(|t| t.busy_ps as f64 / w).collect()));
+        t.push("llr_replays", Column::U64(self.channels.replays.clone()));
         t
     }
 
     /// One row per fixed-size flow or API message (MPI messages are
     /// reported per job instead).
     pub fn flows_table(&self) -> Table {
-        let f: Vec<&super::FlowRecord> = self.flows.iter().filter(|x| x.mpi == crate::network::NONE).collect();
+        let f: Vec<&FlowRecord> = self.flows.records.iter().filter(|x| x.mpi == crate::network::NONE).collect();
         let mut t = Table::default();
-        t.push("source", Column::Str(f.iter().map(|x| self.sources[x.source as usize].name.clone()).collect()));
+        t.push("source", Column::Str(f.iter().map(|x| self.traffic.sources[x.source as usize].name.clone()).collect()));
         t.push("src_node", Column::U64(f.iter().map(|x| x.src_node as u64).collect()));
         t.push("dst_node", Column::U64(f.iter().map(|x| x.dst_node as u64).collect()));
         t.push("bytes", Column::U64(f.iter().map(|x| x.bytes).collect()));
@@ -297,7 +303,7 @@ impl Simulation {
             .map(|n| {
                 let mut c = NicCounters::default();
                 for &e in &self.net.node_endpoints[n * rails..(n + 1) * rails] {
-                    let x = &self.nic_counters[e as usize];
+                    let x = &self.nics.counters[e as usize];
                     c.packets += x.packets;
                     c.flits += x.flits;
                     c.stalled_ps += x.stalled_ps;

@@ -12,7 +12,8 @@ const MAX_REPORTED: usize = 50;
 
 impl Simulation {
     pub(crate) fn on_watchdog(&mut self) {
-        if self.pool.live() > 0 && self.now.saturating_sub(self.last_progress) >= self.watchdog {
+        let c = &self.clock;
+        if self.pool.live() > 0 && c.now.saturating_sub(c.last_progress) >= c.watchdog {
             self.declare_deadlock();
             return;
         }
@@ -20,17 +21,21 @@ impl Simulation {
             self.finish(EndReason::JobsStalled);
             return;
         }
-        let next = self.now + self.watchdog;
-        if next <= self.end {
+        let next = self.clock.now + self.clock.watchdog;
+        if next <= self.clock.end {
             self.events.push(next, Event::Watchdog);
         }
     }
 
     /// Ends the run and lists the queues that hold packets.
     pub(crate) fn declare_deadlock(&mut self) {
-        let n = self.n_vcs;
+        let n = self.vcs.n_vcs;
+        for c in 0..self.net.channels.len() as u32 {
+            self.channels.absorb(c, self.clock.now); // report the credits as they stand
+        }
         for (c, ch) in self.net.channels.iter().enumerate() {
-            if self.tx[c].queued_packets == 0 {
+            let t = &self.channels.tx[c];
+            if t.queued_packets == 0 {
                 continue;
             }
             let at = match ch.src {
@@ -42,16 +47,16 @@ impl Simulation {
                 End::Endpoint(e) => format!("endpoint {e}"),
             };
             let vcs: Vec<_> = (0..n)
-                .filter(|&v| !self.queues[c * n + v].is_empty())
-                .map(|v| json!({"vc": v, "credits_bytes": self.credits[c * n + v]}))
+                .filter(|&v| !self.switches.queues[c * n + v].is_empty())
+                .map(|v| json!({"vc": v, "credits_bytes": self.channels.credits(c as u32, v)}))
                 .collect();
             self.stuck.push(json!({
                 "channel": c,
                 "kind": ch.kind.name(),
                 "output": at,
                 "to": to,
-                "queued_packets": self.tx[c].queued_packets,
-                "queued_bytes": self.tx[c].queued_bytes,
+                "queued_packets": t.queued_packets,
+                "queued_bytes": t.queued_bytes,
                 "blocked_vcs": vcs,
             }));
             if self.stuck.len() >= MAX_REPORTED {
@@ -79,10 +84,9 @@ mod tests {
         }"#;
         let mut sim = Simulation::from_json(cfg).unwrap();
         // Starve every switch-to-switch channel on VC 0.
-        let n = sim.n_vcs;
         let starved: Vec<usize> = (0..sim.net.channels.len()).filter(|&c| matches!(sim.net.channels[c].dst, End::Switch { .. }) && matches!(sim.net.channels[c].src, End::Switch { .. })).collect();
         for &c in &starved {
-            sim.credits[c * n] = 0;
+            sim.channels.set_credits(c as u32, 0, 0);
         }
         sim.run();
         let s = sim.summary();

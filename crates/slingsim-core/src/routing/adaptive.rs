@@ -7,7 +7,7 @@
 
 use super::{flow_hash, Algorithm, Biases, PathClass};
 use crate::network::{Network, NONE};
-use crate::packet::{Packet, FLAG_NONMINIMAL};
+use crate::packet::{PacketHot as Packet, FLAG_NONMINIMAL};
 use crate::rng::Rng;
 
 /// Occupancy the engine reports for a failed link: a path over it is ruled out.
@@ -22,7 +22,7 @@ pub trait Paths {
     fn set_intermediate(&self, s: u32, pkt: &mut Packet, rng: &mut Rng) -> bool;
     /// One hop along the packet's routing state; `adaptive` picks the least
     /// occupied of equivalent next hops where the topology offers several.
-    fn step<F: Fn(u32) -> u64>(&self, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, adaptive: bool, occupancy: &F) -> u32;
+    fn step<F: FnMut(u32) -> u64>(&self, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, adaptive: bool, occupancy: &mut F) -> u32;
     /// Switch hops of candidate `cand` from `s` (after its first step);
     /// `pkt` is the packet before the choice.
     fn path_hops(&self, s: u32, pkt: &Packet, cand: &Packet, nonminimal: bool) -> u32;
@@ -44,35 +44,37 @@ pub fn candidates(alg: Algorithm) -> (u32, u32) {
 
 /// Picks the output channel of `pkt` at switch `s` under routing mode
 /// `alg`, updating its routing state. `occupancy(ch)` estimates the bytes
-/// waiting for channel `ch` (for the adaptive modes).
+/// waiting for channel `ch` (for the adaptive modes); `created` is the
+/// creation time of the packet's message (the hashed modes hash it).
 #[inline]
 #[allow(clippy::too_many_arguments)]
-pub fn next_channel<T: Paths, F: Fn(u32) -> u64>(
+pub fn next_channel<T: Paths, F: FnMut(u32) -> u64>(
     t: &T,
     alg: Algorithm,
     net: &Network,
     s: u32,
     pkt: &mut Packet,
+    created: u64,
     rng: &mut Rng,
     biases: &Biases,
-    occupancy: F,
+    occupancy: &mut F,
 ) -> u32 {
     let minimal_so_far = pkt.flags & FLAG_NONMINIMAL == 0;
     let at_source = pkt.hops == 0 && minimal_so_far && pkt.global_link == NONE;
     if alg.hashed() {
         // The same flow always draws the same choices.
-        let h = flow_hash(alg, pkt.src, pkt.dst, pkt.created);
+        let h = flow_hash(alg, pkt.src, pkt.dst, created);
         if alg == Algorithm::NminHash && at_source {
             t.set_intermediate(s, pkt, &mut Rng::new(h, 0));
         }
-        return t.step(net, s, pkt, &mut Rng::new(h, 1 + s as u64), false, &occupancy);
+        return t.step(net, s, pkt, &mut Rng::new(h, 1 + s as u64), false, occupancy);
     }
     let (n_min, n_nonmin) = candidates(alg);
     if at_source {
         if alg == Algorithm::Valiant {
             t.set_intermediate(s, pkt, rng);
         } else if n_min > 0 {
-            return choose_among(t, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, 0), &occupancy);
+            return choose_among(t, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, 0), occupancy);
         }
     } else if alg.path_class() == PathClass::Progressive
         && minimal_so_far
@@ -81,9 +83,9 @@ pub fn next_channel<T: Paths, F: Fn(u32) -> u64>(
     {
         // PAR / ADAPTIVE_1: one hop taken minimally; look again here.
         pkt.global_link = NONE;
-        return choose_among(t, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, pkt.hops), &occupancy);
+        return choose_among(t, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, pkt.hops), occupancy);
     }
-    t.step(net, s, pkt, rng, alg == Algorithm::MinimalAdaptive, &occupancy)
+    t.step(net, s, pkt, rng, alg == Algorithm::MinimalAdaptive, occupancy)
 }
 
 /// Evaluates `n_min` minimal and `n_nonmin` Valiant candidate paths by
@@ -93,7 +95,7 @@ pub fn next_channel<T: Paths, F: Fn(u32) -> u64>(
 /// paper 000 Sec. II-C, 004 Sec. 2.2). A candidate committed to a failed
 /// link is ruled out (the fabric manager's table update).
 #[allow(clippy::too_many_arguments)]
-fn choose_among<T: Paths, F: Fn(u32) -> u64>(
+fn choose_among<T: Paths, F: FnMut(u32) -> u64>(
     t: &T,
     net: &Network,
     s: u32,
@@ -102,7 +104,7 @@ fn choose_among<T: Paths, F: Fn(u32) -> u64>(
     n_min: u32,
     n_nonmin: u32,
     bias: f64,
-    occupancy: &F,
+    occupancy: &mut F,
 ) -> u32 {
     let mut best: Option<(f64, Packet, u32)> = None;
     for i in 0..n_min + n_nonmin {

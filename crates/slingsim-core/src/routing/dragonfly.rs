@@ -9,7 +9,7 @@
 
 use super::adaptive::Paths;
 use crate::network::{Network, NONE};
-use crate::packet::{Packet, FLAG_NONMINIMAL};
+use crate::packet::{PacketHot as Packet, FLAG_NONMINIMAL};
 use crate::rng::Rng;
 use crate::topology::Dragonfly;
 
@@ -23,7 +23,7 @@ impl Paths for Dragonfly {
     }
 
     #[inline]
-    fn step<F: Fn(u32) -> u64>(&self, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, _adaptive: bool, _occupancy: &F) -> u32 {
+    fn step<F: FnMut(u32) -> u64>(&self, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, _adaptive: bool, _occupancy: &mut F) -> u32 {
         step(self, net, s, pkt, rng)
     }
 
@@ -68,7 +68,7 @@ fn set_intermediate(df: &Dragonfly, s: u32, pkt: &mut Packet, rng: &mut Rng) -> 
         if r >= hi {
             r += 1;
         }
-        pkt.via_switch = base + r;
+        pkt.set_via_switch(base + r);
     } else {
         let g = df.groups;
         if g < 3 {
@@ -82,7 +82,7 @@ fn set_intermediate(df: &Dragonfly, s: u32, pkt: &mut Packet, rng: &mut Rng) -> 
         if r >= hi {
             r += 1;
         }
-        pkt.via_group = r;
+        pkt.set_via_group(r);
     }
     pkt.flags |= FLAG_NONMINIMAL;
     true
@@ -92,21 +92,22 @@ fn set_intermediate(df: &Dragonfly, s: u32, pkt: &mut Packet, rng: &mut Rng) -> 
 #[inline]
 fn step(df: &Dragonfly, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng) -> u32 {
     let gs = df.group(s);
-    if pkt.via_group == gs {
-        pkt.via_group = NONE;
+    if pkt.via_group() == gs {
+        pkt.clear_via();
         pkt.global_link = NONE;
     }
-    if pkt.via_switch == s {
-        pkt.via_switch = NONE;
+    if pkt.via_switch() == s {
+        pkt.clear_via();
     }
-    if pkt.via_switch != NONE {
-        return local_hop(df, net, s, pkt.via_switch, rng);
+    if pkt.via_switch() != NONE {
+        return local_hop(df, net, s, pkt.via_switch(), rng);
     }
-    if s == pkt.dst_switch && pkt.via_group == NONE {
+    let via_group = pkt.via_group();
+    if s == pkt.dst_switch && via_group == NONE {
         return net.endpoint_down[pkt.dst as usize];
     }
     let (target_group, target_switch) =
-        if pkt.via_group != NONE { (pkt.via_group, NONE) } else { (df.group(pkt.dst_switch), pkt.dst_switch) };
+        if via_group != NONE { (via_group, NONE) } else { (df.group(pkt.dst_switch), pkt.dst_switch) };
     if gs == target_group {
         return local_hop(df, net, s, pkt.dst_switch, rng);
     }
@@ -170,7 +171,7 @@ pub fn min_hops(df: &Dragonfly, s: u32, d: u32) -> u32 {
 
 /// Estimated hops of a Valiant path already set on `pkt` at switch `s`.
 fn valiant_hops_estimate(df: &Dragonfly, s: u32, pkt: &Packet) -> u32 {
-    if pkt.via_switch != NONE {
+    if pkt.via_switch() != NONE {
         return 2;
     }
     // To the intermediate group (the chosen link), then on average a

@@ -11,7 +11,7 @@
 
 use super::adaptive::Paths;
 use crate::network::{Network, NONE};
-use crate::packet::{Packet, FLAG_NONMINIMAL};
+use crate::packet::{PacketHot as Packet, FLAG_NONMINIMAL};
 use crate::rng::Rng;
 use crate::topology::GraphTopology;
 
@@ -25,13 +25,13 @@ impl Paths for GraphTopology {
     }
 
     #[inline]
-    fn step<F: Fn(u32) -> u64>(&self, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, adaptive: bool, occupancy: &F) -> u32 {
+    fn step<F: FnMut(u32) -> u64>(&self, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, adaptive: bool, occupancy: &mut F) -> u32 {
         step(self, net, s, pkt, rng, adaptive, occupancy)
     }
 
     fn path_hops(&self, s: u32, pkt: &Packet, cand: &Packet, nonminimal: bool) -> u32 {
         if nonminimal {
-            self.distance(s, cand.via_switch) as u32 + self.distance(cand.via_switch, pkt.dst_switch) as u32
+            self.distance(s, cand.via_switch()) as u32 + self.distance(cand.via_switch(), pkt.dst_switch) as u32
         } else {
             self.distance(s, pkt.dst_switch) as u32
         }
@@ -53,7 +53,7 @@ fn set_intermediate(g: &GraphTopology, s: u32, pkt: &mut Packet, rng: &mut Rng) 
     for _ in 0..16 {
         let i = candidates[rng.below(candidates.len() as u64) as usize];
         if i != s && i != pkt.dst_switch {
-            pkt.via_switch = i;
+            pkt.set_via_switch(i);
             pkt.flags |= FLAG_NONMINIMAL;
             return true;
         }
@@ -65,11 +65,11 @@ fn set_intermediate(g: &GraphTopology, s: u32, pkt: &mut Packet, rng: &mut Rng) 
 /// destination): a random neighbour one hop closer, or the least occupied
 /// of them when `adaptive`.
 #[inline]
-fn step(g: &GraphTopology, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, adaptive: bool, occupancy: &impl Fn(u32) -> u64) -> u32 {
-    if pkt.via_switch == s {
-        pkt.via_switch = NONE;
+fn step(g: &GraphTopology, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, adaptive: bool, occupancy: &mut impl FnMut(u32) -> u64) -> u32 {
+    if pkt.via_switch() == s {
+        pkt.clear_via();
     }
-    let target = if pkt.via_switch != NONE { pkt.via_switch } else { pkt.dst_switch };
+    let target = if pkt.via_switch() != NONE { pkt.via_switch() } else { pkt.dst_switch };
     if target == s {
         return net.endpoint_down[pkt.dst as usize];
     }

@@ -1,0 +1,374 @@
+//! Building a simulation from a config, in named steps: routing modes and
+//! traffic classes, virtual channels, the run's time marks, then each
+//! component, then the first events.
+
+use super::channels::Channels;
+use super::measurement::{Measurement, PacketSamples, Timeline};
+use super::nic::Nics;
+use super::reliability::Reliability;
+use super::signals::{Signals, ZeroLoad};
+use super::sources::{Flows, Traffic};
+use super::switch::{Qos, Switches};
+use super::{Clock, Simulation, VcLayout, NEVER};
+use crate::config::Config;
+use crate::congestion::{Congestion, CongestionControl};
+use crate::error::{ConfigError, Result};
+use crate::event::{Event, EventQueue};
+use crate::metrics::SourceStats;
+use crate::mpi::build::JobPlan;
+use crate::network::{LinkKind, Network};
+use crate::nic::{Frame, RailSelection};
+use crate::packet::PacketPool;
+use crate::qos::TrafficClass;
+use crate::rng::Rng;
+use crate::routing::{Algorithm, Biases};
+use crate::topology::Topology;
+use crate::traffic::{build_sources, Injection, Source};
+use crate::units::{ns_to_ps, Ps};
+use std::collections::VecDeque;
+use std::time::Instant;
+
+/// Added to an unknown job routing's error: jobs also take application-aware routing.
+const APP_AWARE_HINT: &str = " (or \"app-aware\" for an MPI job)";
+
+/// Routing mode and class of every traffic source and job.
+struct Modes {
+    global: Algorithm,
+    sources: Vec<(Algorithm, u8)>,
+    jobs: Vec<(Algorithm, u8)>,
+    app_aware: Vec<bool>,
+}
+
+/// The run's time marks.
+struct Window {
+    warmup: Ps,
+    window_end: Ps,
+    end: Ps,
+}
+
+impl Simulation {
+    /// Builds a simulation: validates the config, builds the topology,
+    /// allocates the traffic sources' nodes and schedules their first events.
+    pub fn new(cfg: Config) -> Result<Simulation> {
+        let t0 = Instant::now();
+        let frame = Frame::parse(&cfg.nic.frame)?;
+        let (topo, net) = Topology::build(&cfg)?;
+        check_latencies(&net)?;
+        let classes = crate::qos::build_classes(&cfg)?;
+        let modes = resolve_modes(&cfg, &classes)?;
+        let vcs = virtual_channels(&cfg, &topo, &classes, &modes)?;
+        let vc_capacity = vc_capacity(&cfg, frame, vcs)?;
+        let fail_at = failed_links(&cfg, &net)?;
+        if cfg.traffic.is_empty() && cfg.job.is_empty() {
+            return Err(ConfigError::new("traffic", "nothing to simulate: add a [[traffic]] source or a [[job]]"));
+        }
+        if cfg.nic.max_retries > 255 {
+            return Err(ConfigError::new("nic.max_retries", format!("at most 255, got {}", cfg.nic.max_retries)));
+        }
+        let seed = cfg.sim.seed;
+        let mut alloc = crate::traffic::nodes::NodeAllocator::new(net.nodes());
+        let sources = build_sources(&cfg.traffic, &topo, &net, seed, &mut alloc)?;
+        let names: Vec<String> = sources.iter().map(|s| s.name.clone()).collect();
+        let job_plans = crate::mpi::build::plan_jobs(&cfg.job, &mut alloc, seed, &names)?;
+        let mpi_params = crate::mpi::runtime::Params::new(&cfg.mpi)?;
+        let window = run_window(&cfg, &sources);
+        let cc = Congestion::new(&cfg.congestion, cfg.nic.bandwidth_bps)?;
+        let mut channels = Channels::new(&net, vcs, vc_capacity, cfg.switch.buffer_bytes as u64, classes.len());
+        for &(c, at) in &fail_at {
+            channels.tx[c as usize].fail_at = at;
+        }
+        let zero_load = zero_load(&cfg, &net, frame);
+        let qos = qos(&cfg, classes, net.channels.len());
+        let nics = nics(&cfg, &net, frame, &cc, &qos, !fail_at.is_empty())?;
+        let traffic = traffic(&cfg, &net, frame, sources, &modes);
+        let measure = measurement(&cfg, traffic.sources.len());
+        let mut sim = Simulation {
+            clock: Clock { now: 0, warmup: window.warmup, window_end: window.window_end, end: window.end, watchdog: ns_to_ps(cfg.sim.watchdog_ns), last_progress: 0 },
+            events: EventQueue::default(),
+            pool: PacketPool::default(),
+            vcs,
+            channels,
+            switches: Switches {
+                queues: vec![Default::default(); net.channels.len() * vcs.n_vcs],
+                rng: (0..net.switches()).map(|s| Rng::new(seed, 0x100_0000 + s as u64)).collect(),
+                latency: ns_to_ps(cfg.switch.latency_ns),
+                speedup: cfg.switch.speedup,
+            },
+            nics,
+            qos,
+            cc,
+            signals: Signals::new(Rng::new(seed, 0xCC), zero_load),
+            reliability: Reliability {
+                bit_error_rate: cfg.links.bit_error_rate,
+                error_rng: Rng::new(seed, 0x11E5),
+                retry_timeout: ns_to_ps(cfg.nic.retry_timeout_ns),
+                max_retries: cfg.nic.max_retries as u8,
+                retries: 0,
+                packets_lost: 0,
+                bytes_lost: 0,
+                lossy_drops: 0,
+            },
+            traffic,
+            flows: Flows::default(),
+            measure,
+            mpi: Default::default(),
+            end_reason: None,
+            stuck: Vec::new(),
+            wall_s: 0.0,
+            build_s: 0.0,
+            topo,
+            net,
+            cfg,
+        };
+        sim.start_jobs(job_plans, &modes, mpi_params)?;
+        sim.schedule_sources();
+        sim.events.push(sim.clock.watchdog, Event::Watchdog);
+        if sim.traffic.has_bernoulli {
+            sim.events.push(sim.clock.window_end, Event::WindowEnd);
+        }
+        sim.build_s = t0.elapsed().as_secs_f64();
+        Ok(sim)
+    }
+
+    /// Gives each job a source to count under, builds the MPI runtime and
+    /// schedules the ranks' starts.
+    fn start_jobs(&mut self, plans: Vec<JobPlan>, modes: &Modes, params: crate::mpi::runtime::Params) -> Result<()> {
+        let mut job_routing = Vec::with_capacity(plans.len());
+        for ((plan, &(mode, class)), &aware) in plans.iter().zip(&modes.jobs).zip(&modes.app_aware) {
+            let s = self.add_passive_source(&plan.name, plan.nodes.clone(), plan.start, mode, class);
+            job_routing.push((s, mode.code(), class, aware));
+        }
+        let stop_after = self.cfg.sim.stop_after_job.clone();
+        self.mpi = crate::mpi::build::runtime(plans, &job_routing, params, stop_after.as_deref())?;
+        self.mpi_schedule_starts();
+        Ok(())
+    }
+}
+
+/// The routing mode and class of each source and job: its own mode, else
+/// its class's, else `routing.algorithm`.
+fn resolve_modes(cfg: &Config, classes: &[TrafficClass]) -> Result<Modes> {
+    let global = Algorithm::parse(&cfg.routing.algorithm)?;
+    let resolve = |field: String, class: Option<&str>, dscp: Option<u32>, own: Option<Algorithm>| -> Result<(Algorithm, u8)> {
+        let class = crate::qos::resolve_class(classes, &field, class, dscp)?;
+        let c = &classes[class as usize];
+        let mode = c.mode(own, c.routing.unwrap_or(global)).map_err(|m| ConfigError::new(format!("{field}.routing"), m))?;
+        Ok((mode, class))
+    };
+    let parse_own = |field: &str, name: &Option<String>, hint: &str| -> Result<Option<Algorithm>> {
+        name.as_deref().map(|n| Algorithm::parse(n).map_err(|e| ConfigError::new(format!("{field}.routing"), format!("{}{hint}", e.message)))).transpose()
+    };
+    let mut sources = Vec::with_capacity(cfg.traffic.len());
+    for (i, t) in cfg.traffic.iter().enumerate() {
+        let field = format!("traffic[{i}]");
+        let own = parse_own(&field, &t.routing, "")?;
+        sources.push(resolve(field, t.class.as_deref(), t.dscp, own)?);
+    }
+    let mut jobs = Vec::with_capacity(cfg.job.len());
+    let mut app_aware = Vec::with_capacity(cfg.job.len());
+    for (i, j) in cfg.job.iter().enumerate() {
+        let field = format!("job[{i}]");
+        // "app-aware": paper 004's per-message choice between its two
+        // modes (mpi/app_aware.rs); the job starts on the first.
+        let aware = j.routing.as_deref() == Some(crate::mpi::app_aware::ROUTING_NAME);
+        let own = if aware { Some(crate::mpi::app_aware::MODES[0]) } else { parse_own(&field, &j.routing, APP_AWARE_HINT)? };
+        jobs.push(resolve(field, j.class.as_deref(), j.dscp, own)?);
+        app_aware.push(aware);
+    }
+    Ok(Modes { global, sources, jobs, app_aware })
+}
+
+/// Enough hop VCs for the longest path of any mode in use (the API may ask
+/// for any mode per message, so count them all when it is used), per class.
+fn virtual_channels(_cfg: &Config, topo: &Topology, classes: &[TrafficClass], m: &Modes) -> Result<VcLayout> {
+    let aware_modes: &[Algorithm] = if m.app_aware.contains(&true) { &crate::mpi::app_aware::MODES } else { &[] };
+    let modes = m
+        .sources
+        .iter()
+        .chain(m.jobs.iter())
+        .map(|(a, _)| a)
+        .chain(std::iter::once(&m.global))
+        .chain(classes.iter().filter_map(|c| c.routing.as_ref()))
+        .chain(aware_modes.iter());
+    let hop_vcs = modes.map(|&a| topo.max_hops(a)).max().unwrap_or(1) as usize;
+    Ok(VcLayout { hop_vcs, n_vcs: hop_vcs * classes.len() })
+}
+
+/// Link latencies fit 32 bits of picoseconds (4.29 ms), which keeps a
+/// transmitter's state in one cache line.
+fn check_latencies(net: &Network) -> Result<()> {
+    if let Some(c) = net.channels.iter().find(|c| c.latency > u32::MAX as Ps) {
+        let key = match c.kind {
+            LinkKind::Terminal => "links.terminal_latency_ns",
+            LinkKind::Local => "links.local_latency_ns",
+            LinkKind::Global => "links.global_latency_ns",
+        };
+        return Err(ConfigError::new(
+            key,
+            format!(
+                "a link's latency ({} ns with links.fec_latency_ns) must stay under {:.0} ns (4.29 ms, far beyond any cable); lower it",
+                crate::units::ps_to_ns(c.latency),
+                crate::units::ps_to_ns(u32::MAX as Ps)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Credits of one VC: the input buffer split over the VCs, at least one packet.
+fn vc_capacity(cfg: &Config, frame: Frame, vcs: VcLayout) -> Result<i64> {
+    let max_wire = frame.wire_bytes(cfg.nic.mtu_payload) as i64;
+    let cap = cfg.switch.buffer_bytes as i64 / vcs.n_vcs as i64;
+    if cap < max_wire {
+        return Err(ConfigError::new(
+            "switch.buffer_bytes",
+            format!(
+                "{} bytes split over {} virtual channels ({} for {} routing x {} traffic classes) give {cap} B per VC, less than one packet ({max_wire} B); \
+                 raise switch.buffer_bytes to at least {} or lower nic.mtu_payload",
+                cfg.switch.buffer_bytes,
+                vcs.n_vcs,
+                vcs.hop_vcs,
+                cfg.routing.algorithm,
+                vcs.n_vcs / vcs.hop_vcs,
+                max_wire * vcs.n_vcs as i64
+            ),
+        ));
+    }
+    Ok(cap)
+}
+
+/// The channels of `links.failed` and when they fail: both directions of
+/// each cable. Terminal links are refused: failing one cuts a node off.
+fn failed_links(cfg: &Config, net: &Network) -> Result<Vec<(u32, Ps)>> {
+    let mut out = Vec::new();
+    for (i, f) in cfg.links.failed.iter().enumerate() {
+        let field = format!("links.failed[{i}]");
+        let ch = net.cabled_port(&field, f.switch, f.port)?;
+        if net.channels[ch as usize].kind == LinkKind::Terminal {
+            return Err(ConfigError::new(format!("{field}.port"), "a terminal link cuts its node off; fail switch-to-switch links only"));
+        }
+        let at = ns_to_ps(f.at_ns);
+        out.push((ch, at));
+        out.push((net.reverse(ch), at));
+    }
+    Ok(out)
+}
+
+/// Warmup, end of the measurement window and end of the run. Offered-load
+/// runs measure a window and drain after it; flow and job runs go up to
+/// `sim.max_time_ns`, as do runs whose jobs must finish.
+fn run_window(cfg: &Config, sources: &[Source]) -> Window {
+    let has_bernoulli = sources.iter().any(|s| matches!(s.injection, Injection::Bernoulli { .. }));
+    let jobs_wait = cfg.job.iter().any(|j| !j.repeat) || cfg.sim.stop_after_job.is_some();
+    let warmup = if has_bernoulli { ns_to_ps(cfg.sim.warmup_ns) } else { 0 };
+    let window_end = if has_bernoulli { warmup + ns_to_ps(cfg.sim.duration_ns) } else { ns_to_ps(cfg.sim.max_time_ns) };
+    let drain = ns_to_ps(cfg.sim.drain_ns.unwrap_or(cfg.sim.duration_ns));
+    let end = if has_bernoulli { window_end + drain } else { window_end };
+    let end = if jobs_wait { end.max(ns_to_ps(cfg.sim.max_time_ns)) } else { end };
+    Window { warmup, window_end, end }
+}
+
+/// What a zero-load round trip is made of, for congestion control's windows.
+fn zero_load(cfg: &Config, net: &Network, frame: Frame) -> ZeroLoad {
+    let latency_of = |terminal: bool| net.channels.iter().filter(|c| (c.kind == LinkKind::Terminal) == terminal).map(|c| c.latency).max().unwrap_or(0);
+    ZeroLoad {
+        terminal_latency: latency_of(true),
+        max_fabric_latency: latency_of(false),
+        switch_latency: ns_to_ps(cfg.switch.latency_ns),
+        line_rate_bps: cfg.nic.bandwidth_bps,
+        full_packet_wire: frame.wire_bytes(cfg.nic.mtu_payload),
+    }
+}
+
+/// Traffic classes, their routing biases and the share meter.
+fn qos(cfg: &Config, classes: Vec<TrafficClass>, channels: usize) -> Qos {
+    let base = Biases {
+        ugal: cfg.routing.ugal_threshold_bytes,
+        slingshot: cfg.routing.bias_bytes,
+        aries_low: cfg.routing.aries_low_bias_bytes,
+        aries_high: cfg.routing.aries_high_bias_bytes,
+    };
+    let biases = classes
+        .iter()
+        .map(|c| match c.spec.bias_bytes {
+            None => base,
+            Some(b) => Biases { ugal: b, slingshot: b, ..base },
+        })
+        .collect();
+    Qos {
+        share: crate::qos::ShareMeter::new(cfg, channels, classes.len()),
+        any_lossy: classes.iter().any(|c| c.spec.lossy),
+        lossy_queue_bytes: cfg.qos.lossy_queue_bytes,
+        biases,
+        classes,
+    }
+}
+
+/// One NIC per endpoint, all idle.
+fn nics(cfg: &Config, net: &Network, frame: Frame, cc: &Congestion, qos: &Qos, failures: bool) -> Result<Nics> {
+    let endpoints = net.endpoint_up.len();
+    let max_outstanding = cfg.nic.max_outstanding_packets;
+    Ok(Nics {
+        frame,
+        mtu: cfg.nic.mtu_payload,
+        flit_bytes: cfg.nic.flit_bytes,
+        messages: Vec::new(),
+        free_messages: Vec::new(),
+        queue: vec![VecDeque::new(); endpoints],
+        retry_queue: vec![VecDeque::new(); endpoints],
+        backlog: vec![0; endpoints],
+        counters: vec![Default::default(); endpoints],
+        stalled_since: vec![NEVER; endpoints],
+        scan: cc.active() || qos.classes.len() > 1 || max_outstanding > 0 || failures,
+        acks_needed: cc.needs_acks() || max_outstanding > 0,
+        outstanding: vec![0; endpoints],
+        max_outstanding,
+        waiting_ack: vec![false; endpoints],
+        next_rail: vec![0; net.nodes()],
+        rail_selection: RailSelection::parse(&cfg.nic.rail_selection)?,
+        rail_rng: Rng::new(cfg.sim.seed, 0x5A11),
+    })
+}
+
+/// The traffic sources with their modes, random streams and message sizes.
+fn traffic(cfg: &Config, net: &Network, frame: Frame, sources: Vec<Source>, modes: &Modes) -> Traffic {
+    let node_bw = cfg.nic.bandwidth_bps * net.rails as f64;
+    let mut slot_ps = Vec::new();
+    let mut msg_wire = Vec::new();
+    for s in &sources {
+        let bytes = match s.injection {
+            Injection::Bernoulli { message_bytes, .. } => message_bytes,
+            Injection::Flows { bytes, .. } => bytes,
+        };
+        let wire = crate::nic::message_wire_bytes(frame, bytes, cfg.nic.mtu_payload);
+        msg_wire.push(wire);
+        slot_ps.push(wire as f64 * 8.0e12 / node_bw);
+    }
+    let seed = cfg.sim.seed;
+    Traffic {
+        has_bernoulli: sources.iter().any(|s| matches!(s.injection, Injection::Bernoulli { .. })),
+        rng: (0..sources.len()).map(|i| Rng::new(seed, 0x1_0000 + i as u64)).collect(),
+        slot_ps,
+        msg_wire,
+        alg: modes.sources.iter().map(|m| m.0).collect(),
+        class: modes.sources.iter().map(|m| m.1).collect(),
+        api_source: None,
+        seed,
+        sources,
+    }
+}
+
+/// Empty counters for `sources` sources.
+fn measurement(cfg: &Config, sources: usize) -> Measurement {
+    Measurement {
+        stats: vec![SourceStats::default(); sources],
+        timeline: Timeline { lines: vec![Vec::new(); sources], bin: ns_to_ps(cfg.sim.timeline_bin_ns).max(1), max_bins: cfg.sim.timeline_max_bins as usize },
+        samples: PacketSamples::new(cfg.sim.packet_sample_every as u64, cfg.sim.packet_sample_limit as usize),
+        packet_hops: 0,
+        packets_injected: 0,
+        bytes_injected: 0,
+        packets_delivered: 0,
+        bytes_delivered: 0,
+        measured_outstanding: 0,
+    }
+}

@@ -1,0 +1,333 @@
+//! Channels (MODEL.md Sec. 2): one direction of a link, with the
+//! transmitter that sends onto it (a switch output or a NIC rail) and the
+//! credits of the input buffer it feeds. Credit-based flow control: a
+//! transmitter spends credits of a virtual channel when it sends, and gets
+//! them back one link latency after the packet's tail has left the buffer
+//! downstream.
+
+use super::{NEVER, VcLayout};
+use crate::network::{End, LinkKind, Network, NONE};
+use crate::units::{Ps, Rate};
+
+/// Virtual channels whose credits a channel record holds itself; configs
+/// with more keep them in a separate array.
+pub(crate) const INLINE_VCS: usize = 8;
+
+/// Everything a hop reads and writes of one channel, in two cache lines:
+/// the transmitter, the credits of the buffer it feeds, the crossbar read
+/// of the input port it feeds and its counters for the window.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(128))]
+pub(crate) struct Transmitter {
+    pub busy_until: Ps,
+    /// Time of the pending TryOutput event (NEVER if none).
+    pub scheduled_at: Ps,
+    /// Earliest credit return still on its way (NEVER if none).
+    pub next_credit_at: Ps,
+    /// Bytes and packets waiting in the virtual output queues of this output.
+    pub queued_bytes: u64,
+    /// Copy of the link's rate, kept here for locality.
+    pub rate: Rate,
+    /// When the link fails (NEVER if it does not): packets sent on it from
+    /// then on are lost.
+    pub fail_at: Ps,
+    /// Copy of the link's latency (ps; the build checks it fits).
+    latency_ps: u32,
+    pub queued_packets: u32,
+    /// Switch the channel delivers to (`NONE`: an endpoint).
+    pub to_switch: u32,
+    /// Blocked on credits with no return pending: a returning credit wakes it.
+    pub waiting_credit: bool,
+    /// The receiver is a NIC (no credits, no routing there).
+    pub to_endpoint: bool,
+    /// The link is switch-to-switch (counts as a hop).
+    pub fabric: bool,
+    /// Credits (bytes) of each VC when there are at most [`INLINE_VCS`].
+    credits: [i32; INLINE_VCS],
+    /// The crossbar read the input port this channel feeds is committed to.
+    pub xbar: CrossbarRead,
+    /// Busy time and wire bytes inside the measurement window.
+    pub busy_ps: u64,
+    pub bytes: u64,
+}
+
+impl Transmitter {
+    /// Propagation plus FEC latency of the link.
+    #[inline]
+    pub fn latency(&self) -> Ps {
+        self.latency_ps as Ps
+    }
+}
+
+/// Buffer space travelling back to a transmitter.
+#[derive(Clone, Copy, Debug)]
+struct CreditReturn {
+    at: Ps,
+    vc: u8,
+    bytes: u32,
+}
+
+/// A transmitter's credit returns in order of arrival: a vector read from
+/// `head` (returns come nearly in order, so a new one is almost always
+/// appended).
+#[derive(Clone, Debug, Default)]
+struct ReturnQueue {
+    items: Vec<CreditReturn>,
+    head: usize,
+}
+
+impl ReturnQueue {
+    #[inline]
+    fn front(&self) -> Option<&CreditReturn> {
+        self.items.get(self.head)
+    }
+
+    #[inline]
+    fn pop_front(&mut self) {
+        self.head += 1;
+        if self.head == self.items.len() {
+            self.items.clear();
+            self.head = 0;
+        } else if self.head >= 64 && 2 * self.head >= self.items.len() {
+            // Never empty for long (a busy link): drop what was read, so
+            // the vector holds only returns on the wire.
+            self.items.drain(..self.head);
+            self.head = 0;
+        }
+    }
+
+    /// Inserts `r` after every return not later than it.
+    #[inline]
+    fn insert(&mut self, r: CreditReturn) {
+        if self.items.last().is_none_or(|last| last.at <= r.at) {
+            self.items.push(r);
+            return;
+        }
+        let mut pos = self.items.len() - 1;
+        while pos > self.head && self.items[pos - 1].at > r.at {
+            pos -= 1;
+        }
+        self.items.insert(pos, r);
+    }
+}
+
+/// The window an input port's crossbar read is committed to: [from, until).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CrossbarRead {
+    pub from: Ps,
+    pub until: Ps,
+}
+
+/// Every channel of the network.
+pub(crate) struct Channels {
+    pub tx: Vec<Transmitter>,
+    /// Credits (bytes) per channel and virtual channel, `channel * n_vcs +
+    /// vc`, when there are more VCs than a record holds (else empty).
+    wide_credits: Vec<i64>,
+    /// Credits on their way back to each transmitter, earliest first.
+    returns: Vec<ReturnQueue>,
+    pub vcs: VcLayout,
+    /// Endpoint each channel leaves from (`NONE`: a switch).
+    pub from_endpoint: Vec<u32>,
+    /// Packets replayed by link-level retry on each channel.
+    pub replays: Vec<u64>,
+    /// Credits of one VC of a fabric input buffer.
+    pub vc_capacity: i64,
+}
+
+/// Occupancy reported for a failed link: a path over it is ruled out.
+pub(crate) use crate::routing::adaptive::FAILED_LINK;
+
+impl Channels {
+    /// The channels of `net`, every buffer empty: a switch input buffer of
+    /// `buffer_bytes` gives each VC `vc_capacity` credits; a switch's
+    /// endpoint input port has no hop VCs, so each class gets its share of
+    /// the buffer in its first VC.
+    pub fn new(net: &Network, vcs: VcLayout, vc_capacity: i64, buffer_bytes: u64, classes: usize) -> Channels {
+        let nch = net.channels.len();
+        let n = vcs.n_vcs;
+        let per_class = buffer_bytes as i64 / classes as i64;
+        let mut ch = Channels {
+            tx: net
+                .channels
+                .iter()
+                .map(|c| Transmitter {
+                    busy_until: 0,
+                    scheduled_at: NEVER,
+                    next_credit_at: NEVER,
+                    queued_bytes: 0,
+                    rate: c.rate,
+                    fail_at: NEVER,
+                    latency_ps: u32::try_from(c.latency).expect("link latencies are checked to fit 32 bits of ps"),
+                    queued_packets: 0,
+                    to_switch: if let End::Switch { switch, .. } = c.dst { switch } else { NONE },
+                    waiting_credit: false,
+                    to_endpoint: matches!(c.dst, End::Endpoint(_)),
+                    fabric: c.kind != LinkKind::Terminal,
+                    credits: [0; INLINE_VCS],
+                    xbar: CrossbarRead::default(),
+                    busy_ps: 0,
+                    bytes: 0,
+                })
+                .collect(),
+            wide_credits: if n > INLINE_VCS { vec![0; nch * n] } else { Vec::new() },
+            returns: vec![ReturnQueue::default(); nch],
+            vcs,
+            from_endpoint: net.channels.iter().map(|c| if let End::Endpoint(e) = c.src { e } else { NONE }).collect(),
+            replays: vec![0; nch],
+            vc_capacity,
+        };
+        for (c, link) in net.channels.iter().enumerate() {
+            for v in 0..n {
+                let full = match link.src {
+                    // A switch's endpoint input port has no hop VCs: each
+                    // class gets its share of the buffer in its first VC.
+                    End::Endpoint(_) if v % vcs.hop_vcs == 0 => per_class,
+                    End::Endpoint(_) => 0,
+                    End::Switch { .. } => vc_capacity,
+                };
+                ch.set_credits(c as u32, v, full);
+            }
+        }
+        ch
+    }
+
+    /// Hints the processor to fetch the transmitter of `ch`.
+    #[inline]
+    pub fn prefetch_transmitter(&self, ch: u32) {
+        if let Some(t) = self.tx.get(ch as usize) {
+            let t = t as *const Transmitter as *const u8;
+            crate::packet::prefetch_read(t);
+            crate::packet::prefetch_read(t.wrapping_add(64));
+        }
+    }
+
+    /// Hints the processor to fetch what a packet arriving on `ch` reads
+    /// of it: its transmitter (where it leads, its rate and latency for the
+    /// credit return), the input port's crossbar read and its credit returns.
+    #[inline]
+    pub fn prefetch_input(&self, ch: u32) {
+        let c = ch as usize;
+        if c < self.tx.len() {
+            let t = &self.tx[c] as *const Transmitter as *const u8;
+            crate::packet::prefetch_read(t);
+            crate::packet::prefetch_read(t.wrapping_add(64));
+            crate::packet::prefetch_read(&self.returns[c] as *const ReturnQueue as *const u8);
+        }
+    }
+
+    /// Credits of VC `vc` on `ch` (as last absorbed).
+    #[inline]
+    pub fn credits(&self, ch: u32, vc: usize) -> i64 {
+        if self.wide_credits.is_empty() {
+            self.tx[ch as usize].credits[vc] as i64
+        } else {
+            self.wide_credits[ch as usize * self.vcs.n_vcs + vc]
+        }
+    }
+
+    /// Sets the credits of VC `vc` on `ch`.
+    #[inline]
+    pub fn set_credits(&mut self, ch: u32, vc: usize, bytes: i64) {
+        if self.wide_credits.is_empty() {
+            self.tx[ch as usize].credits[vc] = bytes as i32;
+        } else {
+            self.wide_credits[ch as usize * self.vcs.n_vcs + vc] = bytes;
+        }
+    }
+
+    /// Adds `bytes` (negative: spends) to the credits of VC `vc` on `ch`.
+    #[inline]
+    fn add_credits(&mut self, ch: u32, vc: usize, bytes: i64) {
+        let c = self.credits(ch, vc);
+        self.set_credits(ch, vc, c + bytes);
+    }
+
+    /// Spends `bytes` credits of VC `vc` on `ch`.
+    #[inline]
+    pub fn spend(&mut self, ch: u32, vc: usize, bytes: u32) {
+        self.add_credits(ch, vc, -(bytes as i64));
+    }
+
+    /// Moves credits that have arrived by `now` into the transmitter's
+    /// counters; returns the earliest return still on its way.
+    #[inline]
+    pub fn absorb(&mut self, ch: u32, now: Ps) -> Ps {
+        let c = ch as usize;
+        if self.tx[c].next_credit_at > now {
+            return self.tx[c].next_credit_at;
+        }
+        while let Some(&r) = self.returns[c].front() {
+            if r.at > now {
+                break;
+            }
+            self.add_credits(ch, r.vc as usize, r.bytes as i64);
+            self.returns[c].pop_front();
+        }
+        let next = self.returns[c].front().map_or(NEVER, |r| r.at);
+        self.tx[c].next_credit_at = next;
+        next
+    }
+
+    /// True if VC `vc` of `ch` has `bytes` credits now; absorbs the returns
+    /// that have arrived only when the counter alone says no (returns are
+    /// read only when a packet is short of credits).
+    #[inline]
+    pub fn has_credits(&mut self, ch: u32, vc: usize, bytes: u32, now: Ps) -> bool {
+        if self.credits(ch, vc) >= bytes as i64 {
+            return true;
+        }
+        self.absorb(ch, now);
+        self.credits(ch, vc) >= bytes as i64
+    }
+
+    /// Sends `bytes` of VC `vc` credits back to the transmitter of `ch`,
+    /// arriving at `at`. Returns true if that transmitter was waiting for
+    /// credits (the caller wakes it at `at`). Returns that have arrived by
+    /// `now` are absorbed first, while their queue is at hand: the queue
+    /// then holds only credits still on the wire.
+    #[inline]
+    pub fn send_back(&mut self, ch: u32, vc: u8, bytes: u32, at: Ps, now: Ps) -> bool {
+        self.absorb(ch, now);
+        // Keep the returns sorted by arrival; they come nearly in order, so
+        // the insertion point is found from the back in a step or two.
+        self.returns[ch as usize].insert(CreditReturn { at, vc, bytes });
+        let t = &mut self.tx[ch as usize];
+        t.next_credit_at = t.next_credit_at.min(at);
+        std::mem::take(&mut t.waiting_credit)
+    }
+
+    /// Bytes waiting for output `ch` and held in the buffer it feeds, as
+    /// of `now` (what adaptive routing compares), or [`FAILED_LINK`] if the
+    /// link is down. Credits that have come back by `now` are absorbed
+    /// first, so a quiet channel reads empty however long it has been quiet.
+    #[inline]
+    pub fn occupancy(&mut self, ch: u32, now: Ps) -> u64 {
+        if self.tx[ch as usize].fail_at <= now {
+            return FAILED_LINK;
+        }
+        self.absorb(ch, now);
+        let used: i64 = (0..self.vcs.n_vcs).map(|v| self.vc_capacity - self.credits(ch, v)).sum::<i64>().max(0);
+        self.tx[ch as usize].queued_bytes + used as u64
+    }
+
+    /// True if a crossbar read of `read()` ps from input `in_ch` starting
+    /// at `at` overlaps the read the input port is already committed to
+    /// (`read` is only asked for when the committed read is not over).
+    #[inline]
+    pub fn xbar_busy(&self, in_ch: u32, at: Ps, read: impl FnOnce() -> Ps) -> bool {
+        let x = &self.tx[in_ch as usize].xbar;
+        at < x.until && at + read() > x.from
+    }
+
+    /// Counts a transmission on `ch` of `ser` ps and `wire` bytes that
+    /// started at `start`, if inside the measurement window.
+    #[inline]
+    pub fn account(&mut self, ch: u32, ser: Ps, wire: u32, in_window: bool) {
+        if in_window {
+            let t = &mut self.tx[ch as usize];
+            t.busy_ps += ser;
+            t.bytes += wire as u64;
+        }
+    }
+}

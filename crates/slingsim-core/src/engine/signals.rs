@@ -1,0 +1,140 @@
+//! Acks and congestion notifications between the NICs, and the network
+//! view congestion control reads through.
+//!
+//! Acks and notifications are not simulated as packets: each reaches its
+//! source one zero-load path latency after delivery (the path the packet
+//! took, links and switches). docs/model.md states this simplification.
+
+use super::channels::Channels;
+use super::Simulation;
+use crate::congestion::{Ack, CongestionControl, Marks, PathView};
+use crate::event::Event;
+use crate::network::Network;
+use crate::packet::{PacketCold, PacketHot, FLAG_ECN};
+use crate::rng::Rng;
+use crate::topology::Topology;
+use crate::units::Ps;
+
+/// Zero-load figures of the network that a bandwidth-delay product needs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ZeroLoad {
+    /// Latency of the terminal links and of the slowest fabric link (FEC included).
+    pub terminal_latency: Ps,
+    pub max_fabric_latency: Ps,
+    pub switch_latency: Ps,
+    /// One NIC's injection rate (bits/s) and the wire size of a full packet.
+    pub line_rate_bps: f64,
+    pub full_packet_wire: u32,
+}
+
+/// What congestion control may read of the network.
+pub(crate) struct NetworkView<'a> {
+    pub topo: &'a Topology,
+    pub net: &'a Network,
+    pub channels: &'a Channels,
+    pub zero_load: &'a ZeroLoad,
+}
+
+impl PathView for NetworkView<'_> {
+    /// NIC rate x the zero-load round trip between the endpoints (every hop
+    /// counted at the slowest link latency), plus one full packet.
+    fn bandwidth_delay(&self, src: u32, dst: u32) -> f64 {
+        let z = self.zero_load;
+        let (a, b) = (self.net.endpoint_switch[src as usize], self.net.endpoint_switch[dst as usize]);
+        let hops = self.topo.distance(a, b).min(16) as u64;
+        let one_way = 2 * z.terminal_latency + hops * z.max_fabric_latency + (hops + 1) * z.switch_latency;
+        let rtt = 2 * one_way;
+        z.line_rate_bps / 8.0 * rtt as f64 * 1e-12 + z.full_packet_wire as f64
+    }
+
+    fn port_rate(&self, e: u32) -> f64 {
+        self.channels.tx[self.net.endpoint_down[e as usize] as usize].rate.bytes_per_s()
+    }
+}
+
+/// Acks and notifications on their way back, and their counts.
+pub(crate) struct Signals {
+    acks: Vec<Ack>,
+    free: Vec<u32>,
+    /// Acks that reached their source.
+    pub acks_received: u64,
+    /// The random stream congestion control marks with.
+    pub rng: Rng,
+    pub zero_load: ZeroLoad,
+}
+
+impl Signals {
+    /// No ack on its way yet.
+    pub fn new(rng: Rng, zero_load: ZeroLoad) -> Signals {
+        Signals { acks: Vec::new(), free: Vec::new(), acks_received: 0, rng, zero_load }
+    }
+
+    fn store(&mut self, a: Ack) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.acks[i as usize] = a;
+                i
+            }
+            None => {
+                self.acks.push(a);
+                (self.acks.len() - 1) as u32
+            }
+        }
+    }
+
+    fn take(&mut self, id: u32) -> Ack {
+        self.free.push(id);
+        self.acks[id as usize]
+    }
+}
+
+impl Simulation {
+    /// Packet `p` was delivered at `t`: its ack heads back if sources need
+    /// acks, and a congestion notification if the congestion control answers one.
+    pub(crate) fn send_acks(&mut self, p: &PacketHot, cold: &PacketCold, t: Ps) {
+        let back = p.path_ps as Ps;
+        let marks = Marks { ecn: p.flags & FLAG_ECN != 0, level: cold.mark, flows: cold.mark_flows };
+        let ack = Ack { src: p.src, dst: p.dst, wire: p.wire, marks, rtt: 2 * back, cnp: false, source: cold.source };
+        if self.nics.acks_needed {
+            let id = self.signals.store(ack);
+            self.events.push(t + back, Event::Ack(id));
+        }
+        if self.cc.on_deliver(p.src, p.dst, marks, t) {
+            let cnp = Ack { wire: 0, marks: Marks::default(), cnp: true, ..ack };
+            let id = self.signals.store(cnp);
+            self.events.push(t + back, Event::Ack(id));
+        }
+    }
+
+    /// An ack or notification reached its source NIC.
+    pub(crate) fn on_ack(&mut self, id: u32) {
+        let a = self.signals.take(id);
+        let now = self.clock.now;
+        if a.cnp || a.marks.level > 0 {
+            self.measure.stats[a.source as usize].congestion_signals += 1;
+        }
+        if !a.cnp {
+            self.signals.acks_received += 1;
+            self.release_outstanding(a.src);
+        }
+        let view = NetworkView { topo: &self.topo, net: &self.net, channels: &self.channels, zero_load: &self.signals.zero_load };
+        self.cc.on_ack(&a, now, &view);
+        self.wake_nic(a.src);
+    }
+
+    /// One packet of endpoint `e` is no longer outstanding.
+    pub(crate) fn release_outstanding(&mut self, e: u32) {
+        if self.nics.acks_needed {
+            self.nics.outstanding[e as usize] -= 1;
+        }
+    }
+
+    /// A NIC that waited for an ack tries again.
+    pub(crate) fn wake_nic(&mut self, e: u32) {
+        if std::mem::take(&mut self.nics.waiting_ack[e as usize]) {
+            let ch = self.net.endpoint_up[e as usize];
+            let at = self.clock.now.max(self.channels.tx[ch as usize].busy_until);
+            self.schedule_try(ch, at);
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! Switches (MODEL.md Sec. 2): a packet arriving at an input buffer is
+//! routed to an output and waits in that output's virtual output queue of
+//! its virtual channel; output arbitration picks, among the queue heads
+//! that are ready, have downstream credits and whose input port can read
+//! into the crossbar, the one ready first (after traffic-class
+//! arbitration, [`crate::qos`]); the transmission then spends credits
+//! downstream and returns the input buffer's space upstream.
+
+use super::{Simulation, NEVER};
+use crate::congestion::{CongestionControl, Marks};
+use crate::event::Event;
+use crate::network::NONE;
+use crate::packet::{PacketQueue, FLAG_ECN};
+use crate::qos::{ShareMeter, TrafficClass};
+use crate::rng::Rng;
+use crate::routing::{self, Biases};
+use crate::topology::Topology;
+use crate::units::{Ps, Rate};
+
+/// The switches' own state: their virtual output queues and random streams.
+pub(crate) struct Switches {
+    /// Packets waiting for output channel `ch` on VC `vc`: `ch * n_vcs + vc`.
+    pub queues: Vec<PacketQueue>,
+    /// One random stream per switch (routing choices).
+    pub rng: Vec<Rng>,
+    /// Fall-through latency port to port.
+    pub latency: Ps,
+    /// Crossbar speedup over the port rate.
+    pub speedup: f64,
+}
+
+impl Switches {
+    /// Hints the processor to fetch the virtual output queues of output `ch`.
+    #[inline]
+    pub fn prefetch_queues(&self, ch: u32, n_vcs: usize) {
+        if let Some(q) = self.queues.get(ch as usize * n_vcs) {
+            crate::packet::prefetch_read(q as *const PacketQueue as *const u8);
+        }
+    }
+
+    /// Time input port of rate `rate` needs to read `wire` bytes into the crossbar.
+    #[inline]
+    pub fn read_time(&self, rate: Rate, wire: u32) -> Ps {
+        (rate.serialize(wire as u64) as f64 / self.speedup) as Ps
+    }
+}
+
+/// Traffic classes and what output arbitration keeps for them.
+pub(crate) struct Qos {
+    pub classes: Vec<TrafficClass>,
+    /// Routing biases of each class.
+    pub biases: Vec<Biases>,
+    pub share: ShareMeter,
+    pub any_lossy: bool,
+    /// A lossy class drops a packet whose output queue holds this many bytes.
+    pub lossy_queue_bytes: u64,
+}
+
+impl Simulation {
+    /// The head of packet `h` reached the receiver of the channel it is on.
+    #[inline]
+    pub(crate) fn on_arrive(&mut self, h: u32) {
+        let ch = self.pool.hot(h).ch;
+        match self.channels.tx[ch as usize].to_switch {
+            NONE => self.deliver(h),
+            s => self.route_into_queue(h, s, ch),
+        }
+    }
+
+    /// Routes `h` at switch `s` and queues it for its output.
+    #[inline]
+    fn route_into_queue(&mut self, h: u32, s: u32, in_ch: u32) {
+        let now = self.clock.now;
+        let alg = routing::Algorithm::from_code(self.pool.hot(h).alg);
+        let created = if alg.hashed() { self.pool.cold(h).created } else { 0 };
+        let channels = &mut self.channels;
+        let mut occupancy = |c: u32| channels.occupancy(c, now);
+        let p = self.pool.hot_mut(h);
+        let rng = &mut self.switches.rng[s as usize];
+        let biases = &self.qos.biases[p.class as usize];
+        let out = match &self.topo {
+            Topology::Dragonfly(df) => routing::adaptive::next_channel(df, alg, &self.net, s, p, created, rng, biases, &mut occupancy),
+            Topology::Graph(g) => routing::adaptive::next_channel(g, alg, &self.net, s, p, created, rng, biases, &mut occupancy),
+        };
+        debug_assert_ne!(out, NONE, "routing chose an uncabled port at switch {s}");
+        let to_endpoint = self.channels.tx[out as usize].to_endpoint;
+        debug_assert!(to_endpoint || (p.hops as usize) < self.vcs.hop_vcs, "path longer than the VC scheme allows");
+        let vc = self.vcs.of(p.class, p.hops, to_endpoint);
+        p.in_ch = in_ch;
+        p.in_vc = p.vc;
+        p.vc = vc as u8;
+        p.ch = out;
+        p.ready = now + self.switches.latency;
+        p.path_ps = p.path_ps.saturating_add(self.switches.latency as u32);
+        let (ready, wire, class, src) = (p.ready, p.wire, p.class, p.src);
+        if self.qos.any_lossy && self.qos.classes[class as usize].spec.lossy && self.channels.tx[out as usize].queued_bytes >= self.qos.lossy_queue_bytes {
+            self.drop_lossy(h);
+            return;
+        }
+        if self.try_cut_through(h, out, vc, to_endpoint) {
+            return;
+        }
+        self.switches.queues[out as usize * self.vcs.n_vcs + vc].push(&mut self.pool, h);
+        self.cc.on_egress_enqueue(out, to_endpoint, src);
+        let t = &mut self.channels.tx[out as usize];
+        t.queued_bytes += wire as u64;
+        t.queued_packets += 1;
+        let at = ready.max(t.busy_until);
+        self.schedule_try(out, at);
+    }
+
+    /// Fast path: when output `out` has nothing queued, no attempt pending
+    /// and is free by the time packet `h` is ready, `h` is the next to leave
+    /// through it, because every packet spends the same fall-through
+    /// latency in the switch (ready times follow arrival order). If its
+    /// credits and input read port allow, the transmission is committed now
+    /// for the moment the packet is ready, saving the queueing events.
+    /// Credits only grow until then, so the check is conservative.
+    #[inline]
+    fn try_cut_through(&mut self, h: u32, out: u32, vc: usize, to_endpoint: bool) -> bool {
+        let t = &self.channels.tx[out as usize];
+        if t.queued_packets > 0 || t.scheduled_at != NEVER {
+            return false;
+        }
+        let busy_until = t.busy_until;
+        let p = self.pool.hot(h);
+        // Only an output that is free when the packet is ready: committing
+        // behind a busy output would hold downstream credits too early.
+        let start = p.ready;
+        let read = || self.switches.read_time(self.channels.tx[p.in_ch as usize].rate, p.wire);
+        if busy_until > start || self.channels.xbar_busy(p.in_ch, start, read) {
+            return false;
+        }
+        if !to_endpoint && !self.channels.has_credits(out, vc, p.wire, self.clock.now) {
+            return false;
+        }
+        self.start_transmission(h, out, vc, !to_endpoint, start);
+        true
+    }
+
+    /// Output arbitration of switch channel `ch`: among the heads of its
+    /// per-VC queues that are ready, have downstream credits and whose input
+    /// port can read into the crossbar, send the one that became ready
+    /// first; with several traffic classes, first pick the class
+    /// ([`crate::qos::pick_class`]), then its oldest ready head.
+    pub(crate) fn switch_send(&mut self, ch: u32) {
+        let now = self.clock.now;
+        let n = self.vcs.n_vcs;
+        let to_switch = !self.channels.tx[ch as usize].to_endpoint;
+        let ncls = self.qos.classes.len();
+        // Oldest sendable head per class.
+        let mut best = [None::<(Ps, usize)>; 8];
+        let mut wake = NEVER;
+        let mut credit_blocked = false;
+        for vc in 0..n {
+            let q = self.switches.queues[ch as usize * n + vc];
+            if q.is_empty() {
+                continue;
+            }
+            if q.head_ready > now {
+                wake = wake.min(q.head_ready);
+                continue;
+            }
+            if to_switch && !self.channels.has_credits(ch, vc, q.head_wire, now) {
+                credit_blocked = true;
+                continue;
+            }
+            let read = || self.switches.read_time(self.channels.tx[q.head_in_ch as usize].rate, q.head_wire);
+            if self.channels.xbar_busy(q.head_in_ch, now, read) {
+                wake = wake.min(self.channels.tx[q.head_in_ch as usize].xbar.until);
+                continue;
+            }
+            let c = if ncls > 1 { self.vcs.class_of(vc) } else { 0 };
+            if best[c].is_none_or(|(r, _)| q.head_ready < r) {
+                best[c] = Some((q.head_ready, vc));
+            }
+        }
+        let chosen = if ncls == 1 { best[0].map(|b| b.1) } else { self.pick_class_vc(ch, &best[..ncls], &mut wake) };
+        match chosen {
+            Some(vc) => self.transmit(ch, vc, to_switch),
+            None => {
+                if credit_blocked {
+                    // Absorbed when the shortfall was found: the next return is current.
+                    let next_return = self.channels.tx[ch as usize].next_credit_at;
+                    if next_return != NEVER {
+                        wake = wake.min(next_return);
+                    } else {
+                        self.channels.tx[ch as usize].waiting_credit = true;
+                    }
+                }
+                if wake != NEVER {
+                    self.schedule_try(ch, wake);
+                }
+            }
+        }
+    }
+
+    /// Class arbitration on `ch` among the classes with a sendable head
+    /// (`best`); if every one is at its maximum share, none is sent and
+    /// `wake` is lowered to when the first falls below it.
+    fn pick_class_vc(&self, ch: u32, best: &[Option<(Ps, usize)>], wake: &mut Ps) -> Option<usize> {
+        let now = self.clock.now;
+        let rate = self.channels.tx[ch as usize].rate;
+        let mut ready = [(0usize, 0.0f64); 8];
+        let mut k = 0;
+        for (c, b) in best.iter().enumerate() {
+            if b.is_some() {
+                ready[k] = (c, self.qos.share.share(ch, c, now, rate));
+                k += 1;
+            }
+        }
+        if k == 0 {
+            return None;
+        }
+        let classes = &self.qos.classes;
+        match crate::qos::pick_class(classes, &ready[..k]) {
+            Some(c) => best[c].map(|b| b.1),
+            None => {
+                for &(c, _) in &ready[..k] {
+                    let dt = self.qos.share.time_until_share(ch, c, now, rate, classes[c].spec.max_share);
+                    *wake = (*wake).min(now + dt);
+                }
+                None
+            }
+        }
+    }
+
+    /// Sends the head of queue (`ch`, `vc`) now.
+    fn transmit(&mut self, ch: u32, vc: usize, to_switch: bool) {
+        let h = self.switches.queues[ch as usize * self.vcs.n_vcs + vc].pop(&self.pool);
+        if self.cc.active() {
+            self.mark_congestion(h, ch, !to_switch);
+        }
+        let wire = self.pool.hot(h).wire;
+        let t = &mut self.channels.tx[ch as usize];
+        t.queued_bytes -= wire as u64;
+        t.queued_packets -= 1;
+        let now = self.clock.now;
+        self.start_transmission(h, ch, vc, to_switch, now);
+        let t = &self.channels.tx[ch as usize];
+        if t.queued_packets > 0 {
+            let end = t.busy_until;
+            self.schedule_try(ch, end);
+        }
+    }
+
+    /// Congestion control sees packet `h` leave the queue of output `ch`
+    /// (which held `queued_bytes` with it) and may mark it.
+    fn mark_congestion(&mut self, h: u32, ch: u32, to_endpoint: bool) {
+        let queued = self.channels.tx[ch as usize].queued_bytes;
+        let (src, dst, ecn) = {
+            let p = self.pool.hot(h);
+            (p.src, p.dst, p.flags & FLAG_ECN != 0)
+        };
+        let mut marks = Marks { ecn, level: 0, flows: 0 };
+        self.cc.on_egress(ch, to_endpoint, queued, src, dst, &mut marks, &mut self.signals.rng);
+        if marks.ecn {
+            self.pool.hot_mut(h).flags |= FLAG_ECN;
+        }
+        if to_endpoint && (marks.level, marks.flows) != (0, 0) {
+            let c = self.pool.cold_mut(h);
+            c.mark = marks.level;
+            c.mark_flows = marks.flows;
+        }
+    }
+
+    /// Starts sending packet `h` on channel `ch` (VC `vc`) at time `now`
+    /// (the present, or the moment a cut-through packet becomes ready).
+    fn start_transmission(&mut self, h: u32, ch: u32, vc: usize, to_switch: bool, now: Ps) {
+        let (rate, latency, fabric, to_endpoint, fail_at) = {
+            let t = &self.channels.tx[ch as usize];
+            (t.rate, t.latency(), t.fabric, t.to_endpoint, t.fail_at)
+        };
+        let wire = self.pool.hot(h).wire;
+        let ser = rate.serialize(wire as u64);
+        if fail_at <= now {
+            self.lose_on_failed_link(h, ch, now);
+            return;
+        }
+        let retry = self.link_retry_delay(ch, wire, ser);
+        let p = self.pool.hot_mut(h);
+        // Cut-through: the tail cannot leave before it has arrived.
+        let end = (now + ser).max(p.tail) + retry;
+        if to_switch {
+            self.channels.spend(ch, vc, wire);
+        }
+        // The input buffer space frees as the tail leaves; the credit
+        // travels back over the input link.
+        let in_ch = p.in_ch;
+        let input = &mut self.channels.tx[in_ch as usize];
+        let read = self.switches.read_time(input.rate, wire);
+        input.xbar = super::channels::CrossbarRead { from: now, until: now + read };
+        let back = end + input.latency();
+        if fabric {
+            p.hops += 1;
+        }
+        if to_endpoint {
+            p.flags |= crate::packet::FLAG_LAST_HOP;
+        }
+        p.tail = end + latency;
+        p.path_ps = p.path_ps.saturating_add(latency as u32);
+        let (in_vc, class) = (p.in_vc, p.class);
+        if self.channels.send_back(in_ch, in_vc, wire, back, self.clock.now) {
+            self.schedule_try(in_ch, back);
+        }
+        if self.qos.classes.len() > 1 {
+            self.qos.share.record(ch, class as usize, now, wire);
+        }
+        self.events.push(now + retry + latency, Event::Arrive(h));
+        self.channels.tx[ch as usize].busy_until = end;
+        self.account_transmission(ch, now, end - now, wire);
+    }
+
+    /// Counts a transmission on `ch` from `start` for `ser` ps: link
+    /// counters inside the window, packet hops and the watchdog's progress.
+    #[inline]
+    pub(crate) fn account_transmission(&mut self, ch: u32, start: Ps, ser: Ps, wire: u32) {
+        let in_window = self.clock.in_window(start);
+        self.channels.account(ch, ser, wire, in_window);
+        self.measure.packet_hops += 1;
+        self.clock.last_progress = start;
+    }
+}

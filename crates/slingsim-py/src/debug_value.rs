@@ -11,11 +11,16 @@
 //! - serde_json's `String("s")`, `Number(1)`, `Bool(true)`, `Array [..]`,
 //!   `Object {..}` are the values they wrap;
 //! - strings in Rust's escaped form, integers, floats (`1.5`, `1e-12`),
-//!   `true` and `false`.
+//!   `true` and `false`;
+//! - an enum variant (a choice made by name) as its name in kebab case:
+//!   `MinHash` is `min-hash`, `Adaptive(3)` is `adaptive-3`. Two cases are
+//!   guesses the caller checks: a variant named `None` reads as `null`, and
+//!   an engine name that is not the kebab case of its variant would parse
+//!   back as a different config, which `resolved.rs` refuses.
 //!
-//! Anything else (an enum variant, a float JSON cannot hold) is an error
-//! naming it, so a config type this reader does not understand fails loudly
-//! instead of being written down wrong. The crate has no Rust test harness
+//! Anything else (a float JSON cannot hold, a variant with other payloads)
+//! is an error naming it, so a config type this reader does not understand
+//! fails loudly instead of being written down wrong. The crate has no Rust test harness
 //! (it would need libpython at link time): tests/python/test_provenance.py
 //! exercises this reader through `resolved_config`.
 
@@ -114,12 +119,29 @@ impl Reader {
             _ => {}
         }
         self.skip_spaces();
-        if self.peek() == Some('{') {
-            return self.fields();
+        match self.peek() {
+            Some('{') => self.fields(),
+            // A choice made by name (an enum): its config name is taken to be the
+            // variant's name in kebab case, `Adaptive(3)` giving `adaptive-3`;
+            // resolved.rs proves the guess by parsing the result back.
+            Some('(') if name.starts_with(char::is_uppercase) => {
+                self.at += 1;
+                let argument = self.value()?;
+                self.expect(')')?;
+                match argument {
+                    Value::Number(n) => Ok(Value::String(format!("{}-{n}", kebab_case(&name)))),
+                    _ => {
+                        self.at = start;
+                        Err(self.unexpected("an enum variant with one number"))
+                    }
+                }
+            }
+            _ if name.starts_with(char::is_uppercase) => Ok(Value::String(kebab_case(&name))),
+            _ => {
+                self.at = start;
+                Err(self.unexpected("a struct, list, map, string, number, Option or enum variant"))
+            }
         }
-        // An enum variant or a unit struct: no config type holds one today.
-        self.at = start;
-        Err(self.unexpected("a struct, list, map, string, number or Option"))
     }
 
     /// `{ field: value, .. }` of a struct.
@@ -241,4 +263,20 @@ impl Reader {
             _ => return Err(self.unexpected("a known escape")),
         })
     }
+}
+
+/// `AdaptiveMinimal` as `adaptive-minimal`.
+pub fn kebab_case(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('-');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

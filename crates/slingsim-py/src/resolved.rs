@@ -47,6 +47,7 @@ pub fn resolved_config_json(text: &str) -> Result<String, ConfigError> {
     let parsed = Config::from_json(text)?;
     let mut resolved = defaults_of(&parsed)?;
     lay_over(&mut resolved, &raw);
+    name_unit_nones(&mut resolved);
     let out = serde_json::to_string(&resolved).map_err(|e| internal(e.to_string()))?;
     let again = Config::from_json(&out)?;
     if comparable(&again) != comparable(&parsed) {
@@ -75,6 +76,35 @@ fn defaults_of(parsed: &Config) -> Result<Value, ConfigError> {
         topology.retain(|key, _| keys.contains(&key.as_str()));
     }
     Ok(value)
+}
+
+/// Replaces each `null` that stands for an enum variant named `None` (its
+/// `Debug` is that of an empty `Option`) with `"none"`: the engine says
+/// which, by refusing `null` at that field when it parses the config.
+fn name_unit_nones(resolved: &mut Value) {
+    for _ in 0..64 {
+        let Err(e) = Config::from_json(&resolved.to_string()) else { return };
+        match value_at(resolved, &e.field) {
+            Some(slot) if slot.is_null() => *slot = Value::String(debug_value::kebab_case("None")),
+            _ => return, // another problem: the check in resolved_config_json reports it
+        }
+    }
+}
+
+/// The value at a field path as the engine names it (`traffic[0].routing`).
+fn value_at<'a>(value: &'a mut Value, path: &str) -> Option<&'a mut Value> {
+    let mut node = value;
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let mut pieces = part.split('[');
+        let key = pieces.next()?;
+        if !key.is_empty() {
+            node = node.get_mut(key)?;
+        }
+        for index in pieces {
+            node = node.get_mut(index.strip_suffix(']')?.parse::<usize>().ok()?)?;
+        }
+    }
+    Some(node)
 }
 
 /// Lays `top` over `base`: tables merge key by key, lists of equal length

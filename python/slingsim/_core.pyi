@@ -2,7 +2,9 @@
 
 Configs cross the boundary as JSON text: Python loads TOML, applies presets and
 overrides, and hands the resolved dict (``json.dumps``) to the engine, which
-validates every field and raises ``ValueError`` naming the field path.
+validates every field and raises ``slingsim.ConfigError`` (a ``ValueError``)
+naming the field path in its message and in ``field``; an engine error caused
+by the operating system (a file it cannot read) is the matching ``OSError``.
 """
 from typing import Dict, List, Optional, Union
 
@@ -10,6 +12,16 @@ Column = List[Union[int, float, str, bool, None]]
 
 def version() -> str:
     """Version of the engine crate."""
+
+def build_commit() -> str:
+    """Git commit the module was built from (``-dirty`` with uncommitted changes), or ``unknown``."""
+
+def resolved_config(config_json: str) -> str:
+    """The config with every default the engine fills in written out, as JSON text.
+
+    Only the ``[topology]`` keys of the config's family appear. Building a
+    simulation from the result gives the same run as from the input.
+    """
 
 def topology_analytics(config_json: str) -> str:
     """Build the topology of a config and return its analytics as JSON text.
@@ -35,7 +47,8 @@ def read_dumpi(path: str) -> str:
 
     Returns its MPI program as JSON text: {ranks, comms, ops, warnings} (the
     serde form of crates/slingsim-core/src/mpi/op.rs). Raises ValueError
-    naming the file and byte offset of a truncated or corrupt trace.
+    naming the file and byte offset of a truncated or corrupt trace, and
+    FileNotFoundError if the path does not exist.
     """
 
 def program_info(program_json: str, calls_json: Optional[str] = None) -> str:
@@ -52,7 +65,7 @@ def dumpi_info(path: str) -> str:
 class Simulation:
     """One simulation, built from a resolved config (JSON text).
 
-    Raises ValueError for an invalid config, with the field path in the message.
+    Raises slingsim.ConfigError for an invalid config, with the field path in the message.
     """
     def __init__(self, config_json: str) -> None: ...
     @property

@@ -1,9 +1,10 @@
 """Public Python API: build, step and run simulations, and inspect topologies.
 
-Configs are resolved here (preset or file, overrides, dropped sources, seed)
-and handed to the compiled engine ``slingsim._core`` as JSON. The engine
-releases the GIL while it simulates, so simulations in threads run in
-parallel.
+Configs are resolved here (preset or file, overrides, dropped sources, seed,
+then every default the engine fills in) and handed to the compiled engine
+``slingsim._core`` as JSON. The engine releases the GIL while it simulates,
+so simulations in threads run in parallel. :func:`run` keeps its runs in
+the result store (:mod:`slingsim.store`) unless told not to.
 """
 from __future__ import annotations
 
@@ -12,13 +13,15 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional, Union
 
-from . import _core
+from . import _core, provenance
 from .config import Config, resolve, to_json
-from .progress import ProgressBar
+from .progress import Progress
 from .result import Result, table_from_columns
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from .store import CacheLike
 
 ConfigLike = Union[str, Path, Config]
 
@@ -34,8 +37,10 @@ class Simulation:
     False
     >>> result = sim.run()
 
-    ``config`` is the resolved config; ``build_s`` the wall time the engine
-    took to build the network.
+    ``config`` is the resolved config, every default filled in (see
+    :func:`resolved_config`); ``build_s`` the wall time the engine took to
+    build the network. ``command`` is the command line recorded in the
+    run's provenance (default: this process's).
     """
 
     def __init__(
@@ -44,8 +49,11 @@ class Simulation:
         overrides: Iterable[str] = (),
         without: Iterable[str] = (),
         seed: Optional[int] = None,
+        command: Optional[str] = None,
     ) -> None:
-        self.config = resolve(config_or_preset, overrides, without, seed)
+        self.config = resolved_config(config_or_preset, overrides, without, seed)
+        self.started = provenance.now()
+        self._command = command
         started = time.perf_counter()
         self._engine = _core.Simulation(to_json(self.config))
         self.build_s = time.perf_counter() - started
@@ -75,28 +83,32 @@ class Simulation:
             self.wall_s += time.perf_counter() - started
 
     def run(self, progress: bool = False) -> Result:
-        """Run to the end and return the :class:`Result`; ``progress`` shows a bar on a terminal."""
+        """Run to the end and return the :class:`Result`; ``progress`` shows a bar
+        (simulated microseconds, with ETA) on a terminal or in a notebook."""
         end_ns = self.end_ns
-        with ProgressBar(end_ns, "simulating", enabled=progress) as bar:
-            if bar.enabled:
+        with Progress(round(end_ns / 1000), "simulating", unit="us", enabled=progress) as bar:
+            if bar.shown:
                 for step in range(1, PROGRESS_STEPS + 1):
                     target = end_ns * step / PROGRESS_STEPS
                     if self.run_until(target):
                         break
-                    bar.update(target)
+                    bar.update(round(target / 1000))
             if not self.finished:
                 started = time.perf_counter()
                 self._engine.run()
                 self.wall_s += time.perf_counter() - started
-            bar.update(end_ns)
+            bar.update(round(end_ns / 1000))
         return self.result()
 
     def summary(self) -> Dict[str, Any]:
-        """The engine's summary so far, plus ``wall_s`` (run time) measured in Python."""
+        """The engine's summary so far, plus ``wall_s`` (run time) measured in
+        Python and ``provenance`` (what produced the run: resolved config,
+        version, commit, seed, command, start time, platform)."""
         summary = json.loads(self._engine.summary_json())
         summary["traffic"] = in_config_order(summary.get("traffic", {}), self.config)
         summary["wall_s"] = self.wall_s
         summary.setdefault("build_s", self.build_s)
+        summary["provenance"] = provenance.record(self.config, self.started, self._command)
         return summary
 
     def result(self) -> Result:
@@ -113,7 +125,7 @@ class Simulation:
         )
 
     def nic_counters(self) -> "pa.Table":
-        """NIC counters per node so far (paper 004 Sec. 2.3): packets and
+        """NIC counters per node so far ([DeSensi19] Sec. 2.3): packets and
         flits sent, stalled time, cumulative packet latency; read them
         between ``run_until`` steps to steer a run."""
         return table_from_columns(self._engine.nic_counters_table())
@@ -134,7 +146,7 @@ class Simulation:
         the traffic source it is counted under (default ``"api"``). Returns
         a flow id for :meth:`flow_end_ns`; the message also appears in the
         flows table. This is the per-message routing API the MPI layer and
-        application-aware routing use (paper 004).
+        application-aware routing use ([DeSensi19]).
         """
         return self._engine.send_message(int(src), int(dst), int(nbytes), source, routing, traffic_class)
 
@@ -155,15 +167,78 @@ def run(
     overrides: Iterable[str] = (),
     without: Iterable[str] = (),
     seed: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: "CacheLike" = True,
 ) -> Result:
-    """Build and run one simulation to the end.
+    """Build and run one simulation to the end, or read it from the result store.
 
     ``overrides`` are dotted ``key=value`` strings (``routing.algorithm=ugal``),
     ``without`` names traffic sources or jobs to drop, ``seed`` sets
-    ``sim.seed``, ``progress`` shows a bar on stderr when it is a terminal.
+    ``sim.seed``, ``progress`` shows a bar for runs longer than a few
+    seconds (terminal or notebook). ``cache``: True keeps the run in the
+    default store and reads it from there next time, False runs it
+    regardless, a folder or :class:`~slingsim.store.ResultStore` names the
+    store. The summary's ``cached`` says whether the run was read from the
+    store, ``key`` is its store key.
     """
-    return Simulation(config_or_preset, overrides, without, seed).run(progress=progress)
+    from .store import open_store, run_key
+
+    config = resolved_config(config_or_preset, overrides, without, seed)
+    store = open_store(cache)
+    key = run_key(config)
+    found = store.result(key) if store is not None else None
+    if found is None:
+        found = Simulation(config).run(progress=progress)
+        if store is not None:
+            store.put(key, found.summary, found)
+        cached = False
+    else:
+        cached = True
+    found.summary.update(cached=cached, key=key)
+    return found
+
+
+def run_summary(
+    config_or_preset: ConfigLike,
+    overrides: Iterable[str] = (),
+    without: Iterable[str] = (),
+    seed: Optional[int] = None,
+    progress: bool = True,
+    cache: "CacheLike" = True,
+) -> Dict[str, Any]:
+    """Like :func:`run` but return only the summary; the store keeps (and
+    needs) only the summary, so no table is written or read."""
+    from .store import open_store, run_key
+
+    config = resolved_config(config_or_preset, overrides, without, seed)
+    store = open_store(cache)
+    key = run_key(config)
+    summary = store.summary(key) if store is not None else None
+    cached = summary is not None
+    if summary is None:
+        summary = Simulation(config).run(progress=progress).summary
+        if store is not None:
+            store.put(key, summary)
+    return {**summary, "cached": cached, "key": key}
+
+
+def resolved_config(
+    config_or_preset: ConfigLike,
+    overrides: Iterable[str] = (),
+    without: Iterable[str] = (),
+    seed: Optional[int] = None,
+) -> Config:
+    """The config a run uses, with every default the engine fills in written out.
+
+    Loads the preset or file, applies ``overrides``, drops ``without``, sets
+    ``seed``, then adds every key the engine would default (the
+    ``[topology]`` keys of the chosen family only). The engine validates it
+    on the way: a bad field raises :class:`~slingsim.ConfigError` naming it.
+    Running the returned dict gives bit-identical results to running the
+    original; it is what ``config.json`` and ``provenance.config`` record.
+    """
+    cfg = resolve(config_or_preset, overrides, without, seed)
+    return json.loads(_core.resolved_config(to_json(cfg)))
 
 
 def topology(config_or_preset: ConfigLike, overrides: Iterable[str] = (), check_deadlock: bool = False) -> Dict[str, Any]:

@@ -1,8 +1,10 @@
-"""The ``slingsim`` command line: run, topo, sweep-load, demo, bench and trace (see ``docs/cli.md``).
+"""The ``slingsim`` command line: run, topo, sweep-load, experiment, demo, gpcnet, bench, trace,
+plot and cache (see ``docs/cli.md``).
 
-Exit status: 0 on success, 2 for a bad config or argument (``error: ...`` on
-stderr, no traceback), 3 when a run ended in deadlock (the stuck buffers are
-printed).
+Exit status: 0 on success, 2 for a bad config, argument or missing file
+(``error: ...`` on stderr, no traceback), 3 when a run ended in deadlock (the
+stuck buffers are printed), 1 for other failures (a batch cluster that never
+started, a disk that filled up).
 """
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 from typing import List, Optional
+
+from .cluster import BATCH_KINDS
 
 # Subcommands import the heavy modules (pyarrow, matplotlib, Dask) only when
 # they run, so `slingsim --help` and argument errors answer instantly.
@@ -22,6 +26,20 @@ CONFIG_HELP = (
     "a TOML config file, or a preset name: slingshot-malbec, slingshot-shandy, slingshot-max, "
     "examples/small-dragonfly, ... (see python/slingsim/configs/)"
 )
+
+
+class VersionAction(argparse.Action):
+    """``--version``: print the version and source commit, then exit."""
+
+    def __init__(self, option_strings: List[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest=dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print slingsim's version and git commit, then exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from .provenance import VERSION, source_commit
+
+        print(f"slingsim {VERSION} (commit {source_commit()})")
+        parser.exit()
 
 
 def parse_loads(text: str) -> List[float]:
@@ -77,10 +95,35 @@ def _add_scheduler(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scheduler", metavar="ADDR",
         help="Dask scheduler: tcp://host:port of a running scheduler, or 'sync' to run serially "
-             "in this process; default: a local cluster with one thread per core",
+             "in this process; default: a quiet local cluster with one thread per core",
     )
     parser.add_argument("--workers", type=positive_int, metavar="N",
                         help="threads of the local cluster (default: number of cores)")
+    batch = parser.add_argument_group("batch cluster (dask-jobqueue; pip install 'slingsim[cluster]')")
+    batch.add_argument("--cluster", choices=BATCH_KINDS,
+                       help="run the simulations as Dask workers in batch jobs of this system")
+    batch.add_argument("--jobs", type=positive_int, metavar="N", help="batch jobs to start (default 1)")
+    batch.add_argument("--cores", type=positive_int, metavar="N",
+                       help="cores of each job, one simulation thread each")
+    batch.add_argument("--memory", metavar="SIZE", help="memory of each job, e.g. 16GB")
+    batch.add_argument("--walltime", metavar="TIME", help="time limit of each job, e.g. 01:00:00")
+    batch.add_argument("--cluster-profile", metavar="FILE",
+                       help="TOML file with a [slurm] table: jobs, cores, memory, walltime, start_timeout_s and "
+                            "any dask-jobqueue option (queue, account, job_extra_directives, ...); the options "
+                            "above override it")
+
+
+def _add_store(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cache", metavar="DIR",
+                        help="result store folder: runs found there are read instead of simulated, new ones are "
+                             "added (default: $SLINGSIM_CACHE or ~/.cache/slingsim)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the result store: simulate every run")
+
+
+def _add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress bars and no notes on stderr (errors are still printed)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -90,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Packet-level simulator of Slingshot-class HPC interconnects.",
         epilog="Config keys: docs/config.md. Results: docs/results.md.",
     )
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     run = sub.add_parser("run", help="run one simulation and print its summary",
@@ -100,12 +144,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="drop the named traffic source or job (isolated baseline); repeatable")
     run.add_argument("--seed", type=seed_int, metavar="N", help="master seed (sets sim.seed)")
     run.add_argument("--out", metavar="DIR",
-                     help="write summary.json, config.json, packets/links/flows.parquet into DIR")
+                     help="write summary.json, config.json, provenance.json and the tables as Parquet into DIR, "
+                          "replacing an earlier result there in one step")
     run.add_argument("--json", action="store_true",
-                     help="print the summary as one JSON object (engine keys plus wall_s)")
+                     help="print the summary as one JSON object (engine keys plus wall_s, provenance, cached)")
     run.add_argument("--impact", action="append", default=[], metavar="JOB",
                      help="also run JOB alone and report its congestion impact (mean congested / mean isolated "
-                          "iteration time, paper 000 Eq. 1) under jobs.JOB.congestion_impact; repeatable")
+                          "iteration time, [DeSensi20] Eq. 1) under jobs.JOB.congestion_impact; repeatable")
+    _add_store(run)
+    _add_quiet(run)
 
     topo = sub.add_parser("topo", help="print topology analytics",
                           description="Build the topology of a config and print its analytics.")
@@ -129,9 +176,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="sweep only this traffic source and report its figures "
                             "(default: every Bernoulli source, overall figures)")
     sweep.add_argument("--out", default="out/sweep-load", metavar="DIR",
-                       help="output folder (default: out/sweep-load)")
+                       help="output folder (default: out/sweep-load), replaced in one step")
     _add_scheduler(sweep)
-    sweep.add_argument("--json", action="store_true", help="print the table as JSON: {\"points\": [...]}")
+    _add_store(sweep)
+    _add_quiet(sweep)
+    sweep.add_argument("--json", action="store_true",
+                       help="print the table as JSON: {\"points\": [...]}, each point with cached (read from the store)")
 
     exp = sub.add_parser("experiment", help="run one of the papers' experiments (see docs/experiments.md)",
                          description="Run a recipe that reproduces a figure or table of the papers; "
@@ -141,6 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--out", metavar="DIR", help="output folder (default: out/NAME)")
     exp.add_argument("--quick", action="store_true", help="a smaller network and fewer points, for a first look")
     _add_scheduler(exp)
+    _add_store(exp)
+    _add_quiet(exp)
 
     demo = sub.add_parser("demo", help="latency vs load on Malbec for minimal, Valiant and UGAL routing",
                           description="Latency against offered load on Malbec (484 nodes) for minimal, "
@@ -149,6 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", default="out/demo", metavar="DIR", help="output folder (default: out/demo)")
     demo.add_argument("--quick", action="store_true", help="three loads per curve and shorter windows")
     _add_scheduler(demo)
+    _add_store(demo)
+    _add_quiet(demo)
 
     bench = sub.add_parser("bench", help="performance benchmark",
                            description="Run the benchmark scenarios, each in a fresh process, and report "
@@ -157,6 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run only this scenario (e.g. shandy-uniform-50, incast-slingshot, gpcnet-shandy-latency, "
                             "impact-pair-shandy; all in docs/benchmarks.md); repeatable")
     bench.add_argument("--json", action="store_true", help="print {\"scenarios\": [...]} as JSON")
+    _add_quiet(bench)
 
     gpc = sub.add_parser("gpcnet", help="the GPCNeT congestion suite on a system (docs/workloads.md)",
                          description="Run GPCNeT's victim tests (random-ring latency, random-ring bandwidth+sync, "
@@ -176,6 +231,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_set(gpc)
     gpc.add_argument("--seed", type=seed_int, metavar="N", help="master seed (placement, random ring)")
     _add_scheduler(gpc)
+    _add_store(gpc)
+    _add_quiet(gpc)
     gpc.add_argument("--json", action="store_true",
                      help="print {tests: [{name, isolated, congested, impact_mean, impact_p99, ...}], ...} as JSON")
 
@@ -191,24 +248,78 @@ def build_parser() -> argparse.ArgumentParser:
                             help="a DUMPI .meta file, an OTF2 .otf2 anchor file, or the directory holding one")
     trace_info.add_argument("--json", action="store_true",
                             help="print {ranks, calls, bytes, matched_messages, unmatched_messages, warnings} as JSON")
+
+    plot = sub.add_parser("plot", help="figures of a run's result folder",
+                          description="Draw link utilisation by kind (link_utilization.png), a per-link heatmap of "
+                                      "the global links (global_links.png) and the delivery timeline "
+                                      "(timeline.png) of a folder written by `slingsim run --out`.")
+    plot.add_argument("result", metavar="RESULT_DIR", help="folder written by `slingsim run --out DIR`")
+    plot.add_argument("--out", metavar="DIR", help="where to write the PNG files (default: RESULT_DIR)")
+
+    cache = sub.add_parser("cache", help="inspect or empty the result store",
+                           description="The result store keeps finished runs keyed by a hash of their resolved "
+                                       "config, seed and engine build (docs/results.md#result-store).")
+    cache_sub = cache.add_subparsers(dest="cache_command", metavar="ACTION", required=True,
+                                     help="info: what the store holds; clear: remove every stored run")
+    for name, text in (("info", "print the store's folder, runs, size and engine builds"),
+                       ("clear", "remove every stored run")):
+        action = cache_sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+        action.add_argument("--cache", metavar="DIR",
+                            help="result store folder (default: $SLINGSIM_CACHE or ~/.cache/slingsim)")
+        action.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     return parser
+
+
+def store_of(args: argparse.Namespace) -> object:
+    """The ``cache`` argument of the API for ``--cache DIR`` / ``--no-cache``: a folder, True or False."""
+    if getattr(args, "no_cache", False):
+        if args.cache:
+            raise ValueError("--cache and --no-cache: give one of them")
+        return False
+    return args.cache or True
+
+
+def scheduler_of(args: argparse.Namespace) -> object:
+    """The ``scheduler`` argument of the API: ``--scheduler``, or a BatchCluster for ``--cluster``/``--cluster-profile``."""
+    batch = {"jobs": args.jobs, "cores": args.cores, "memory": args.memory, "walltime": args.walltime}
+    if args.cluster is None and args.cluster_profile is None:
+        given = [f"--{k}" for k, v in batch.items() if v is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)}: only with --cluster slurm or --cluster-profile FILE")
+        return args.scheduler
+    if args.scheduler is not None:
+        raise ValueError("--scheduler and --cluster: give one of them (a batch cluster brings its own scheduler)")
+    from .cluster import BatchCluster
+
+    if args.cluster_profile is not None:
+        return BatchCluster.from_profile(args.cluster_profile, kind=args.cluster, **batch)
+    return BatchCluster(kind=args.cluster, **{k: v for k, v in batch.items() if v is not None})
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``slingsim run``: one simulation, summary to stdout, files to --out."""
-    from .api import run
+    from . import api
     from .report import deadlock_text, summary_text
 
-    result = run(args.config, args.overrides, args.without, args.seed, progress=True)
+    progress, cache = not args.quiet, store_of(args)
+    if args.out:
+        from .atomic import check_replaceable
+
+        check_replaceable(args.out)  # before simulating, not after
+        result = api.run(args.config, args.overrides, args.without, args.seed, progress=progress, cache=cache)
+        summary = result.summary
+    else:
+        summary = api.run_summary(args.config, args.overrides, args.without, args.seed, progress=progress,
+                                  cache=cache)
     for job in args.impact:
         from .jobs import impact, isolate
 
-        alone = run(isolate(result.config, job), progress=True).summary
-        result.summary["jobs"][job]["congestion_impact"] = impact(alone, result.summary, job)
+        alone = api.run_summary(isolate(summary["provenance"]["config"], job), progress=progress, cache=cache)
+        summary["jobs"][job]["congestion_impact"] = impact(alone, summary, job)
     if args.out:
         result.write(args.out)
-        print(f"wrote {args.out}", file=sys.stderr)
-    summary = result.summary
+        if not args.quiet:
+            print(f"wrote {args.out}", file=sys.stderr)
     if args.json:
         print(json.dumps(summary))
     else:
@@ -243,34 +354,48 @@ def cmd_topo(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep_load(args: argparse.Namespace) -> int:
-    """``slingsim sweep-load``: a load curve as a table, Parquet file and plot."""
-    import pyarrow.parquet as pq
-
-    from .config import resolve
+    """``slingsim sweep-load``: a load curve as a table, Parquet file and plot, written to --out in one step."""
+    from .atomic import MARKER, check_replaceable, staged_folder, write_text
+    from .config import parse_value, resolve
     from .plots import plot_load_curves
     from .report import load_curve_text
     from .sweep import sweep_load
+    from .tables import with_provenance, write_parquet
 
+    check_replaceable(args.out)
     cfg = resolve(args.config, args.overrides)
-    table = sweep_load(cfg, args.loads, args.source, scheduler=args.scheduler,
-                       workers=args.workers, progress=True)
+    table = sweep_load(cfg, args.loads, args.source, scheduler=scheduler_of(args), workers=args.workers,
+                       progress=not args.quiet, cache=store_of(args))
+    record = json.loads(table.schema.metadata[b"slingsim.provenance"])
+    # The overrides are the sweep's fixed parameters: one column each, so tables of several sweeps concatenate.
+    for override in args.overrides:
+        key, _, value = override.partition("=")
+        table = table.append_column(key.strip(), [[parse_value(value.strip())] * table.num_rows])
+    table = with_provenance(table, record)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, out / "sweep.parquet")
-    title = f"{args.config}" + (f", source {args.source}" if args.source else "")
-    plot_load_curves(table, out / "latency_vs_load.png", label_column=None, title=title)
+    with staged_folder(out) as staging:
+        write_parquet(table, staging / "sweep.parquet")
+        title = args.config + (f", source {args.source}" if args.source else "")
+        if args.overrides:
+            title += "\n" + ", ".join(args.overrides)
+        plot_load_curves(table, staging / "latency_vs_load.png", label_column=None, title=title, provenance=record)
+        write_text(staging / MARKER, json.dumps(record, indent=1) + "\n")
     rows = table.to_pylist()
     print(json.dumps({"points": rows}) if args.json else load_curve_text(rows))
-    print(f"wrote {out / 'sweep.parquet'} and {out / 'latency_vs_load.png'}", file=sys.stderr)
+    if not args.quiet:
+        print(f"wrote {out / 'sweep.parquet'} and {out / 'latency_vs_load.png'}", file=sys.stderr)
     return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """``slingsim demo``: the Malbec routing study."""
+    from .atomic import check_replaceable
     from .experiments.demo import run_demo
     from .report import load_curve_text
 
-    table = run_demo(args.out, args.quick, args.scheduler, args.workers, progress=True)
+    check_replaceable(args.out)
+    table = run_demo(args.out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet,
+                     cache=store_of(args))
     print(load_curve_text(table.to_pylist(), label_columns=("pattern", "routing")))
     print(f"wrote {Path(args.out) / 'demo.parquet'} and {Path(args.out) / 'latency_vs_load.png'}")
     return 0
@@ -281,7 +406,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import run_bench
     from .report import bench_text
 
-    scenarios = run_bench(args.only, progress=True)
+    scenarios = run_bench(args.only, progress=not args.quiet)
     print(json.dumps({"scenarios": scenarios}) if args.json else bench_text(scenarios))
     return 0
 
@@ -290,15 +415,19 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     """``slingsim experiment NAME``: one of the papers' experiments."""
     import importlib
 
+    from .atomic import check_replaceable
+
+    out = args.out or f"out/{args.name}"
+    check_replaceable(out)
     _, module, function = EXPERIMENTS[args.name]
     recipe = getattr(importlib.import_module(f".experiments.{module}", __package__), function)
-    table = recipe(args.out or f"out/{args.name}", args.quick, args.scheduler, args.workers, progress=True)
+    table = recipe(out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet, cache=store_of(args))
     from .report import text_table
 
     rows = table.to_pylist()
     headers = list(rows[0]) if rows else []
     print(text_table(headers, [[f"{v:,.3f}" if isinstance(v, float) else str(v) for v in r.values()] for r in rows], left=1))
-    print(f"wrote {args.out or f'out/{args.name}'}")
+    print(f"wrote {out}")
     return 0
 
 
@@ -308,8 +437,40 @@ def cmd_gpcnet(args: argparse.Namespace) -> int:
 
     congestors = [] if args.congestors == "none" else [c for c in args.congestors.split(",") if c]
     report = run_gpcnet(args.system, args.nodes, args.ppn, args.iterations, congestors, args.overrides,
-                        args.seed, args.scheduler, args.workers, progress=True, warmup_ns=args.warmup_ns)
+                        args.seed, scheduler_of(args), args.workers, progress=not args.quiet,
+                        warmup_ns=args.warmup_ns, cache=store_of(args))
     print(json.dumps(report) if args.json else key_results_text(report))
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    """``slingsim plot RESULT_DIR``: link utilisation, global-link heatmap and delivery timeline of a run."""
+    from .result_plots import plot_result
+
+    for path in plot_result(args.result, args.out):
+        print(f"wrote {path}")
+    return 0
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    """``slingsim cache info|clear``: the result store."""
+    from .store import ResultStore
+
+    store = ResultStore(args.cache)
+    if args.cache_command == "clear":
+        removed = store.clear()
+        print(json.dumps(removed) if args.json else
+              f"removed {removed['runs']} runs ({removed['bytes'] / 1e6:.1f} MB) from {store.root}")
+        return 0
+    info = store.info()
+    if args.json:
+        print(json.dumps(info))
+        return 0
+    print(f"result store {info['root']}: {info['runs']} runs ({info['with_tables']} with tables), "
+          f"{info['bytes'] / 1e6:.1f} MB")
+    for engine, runs in sorted(info["engines"].items()):
+        mark = "  (this engine)" if engine == info["current_engine"] else ""
+        print(f"  engine {engine}: {runs} runs{mark}")
     return 0
 
 
@@ -332,55 +493,68 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 EXPERIMENTS = {
-    "congestion-heatmap": ("paper 000 Fig. 9, congestion impact of incast and all-to-all aggressors on victim jobs, "
+    "congestion-heatmap": ("[DeSensi20] Fig. 9, congestion impact of incast and all-to-all aggressors on victim jobs, "
                            "Slingshot (Malbec) against Aries (Crystal)", "congestion_heatmap", "run_congestion_heatmap"),
-    "bursty-incast": ("paper 000 Fig. 12, congestion impact of a bursty incast (message size x burst size x gap) "
+    "bursty-incast": ("[DeSensi20] Fig. 12, congestion impact of a bursty incast (message size x burst size x gap) "
                       "on a 128 B alltoall on Slingshot (Malbec)", "bursty_incast", "run_bursty_incast"),
-    "tailbench": ("paper 000 Fig. 8, request latency (median, p95, p99) of Silo, Xapian, Img-dnn and Sphinx alone "
+    "tailbench": ("[DeSensi20] Fig. 8, request latency (median, p95, p99) of Silo, Xapian, Img-dnn and Sphinx alone "
                   "and beside a 128 KiB incast, Slingshot (Malbec) against Aries (Crystal)", "tailbench",
                   "run_tailbench"),
-    "traffic-classes-latency": ("paper 000 Fig. 13, an 8 B allreduce beside a 256 KiB alltoall on Malbec tapered to "
+    "traffic-classes-latency": ("[DeSensi20] Fig. 13, an 8 B allreduce beside a 256 KiB alltoall on Malbec tapered to "
                                 "25%, in the same traffic class or its own", "traffic_classes",
                                 "run_traffic_classes_latency"),
-    "traffic-classes-bandwidth": ("paper 000 Fig. 14, two bisection jobs in one class or in TC1 (min 80%) and TC2 "
+    "traffic-classes-bandwidth": ("[DeSensi20] Fig. 14, two bisection jobs in one class or in TC1 (min 80%) and TC2 "
                                   "(min 10%): bandwidth over time", "traffic_classes",
                                   "run_traffic_classes_bandwidth"),
-    "congestion-distribution": ("paper 000 Fig. 10, distribution of congestion impacts over victim/aggressor "
+    "congestion-distribution": ("[DeSensi20] Fig. 10, distribution of congestion impacts over victim/aggressor "
                                 "combinations by placement, aggressor PPN and node count, Slingshot against Aries",
                                 "congestion_distribution", "run_congestion_distribution"),
-    "node-distance": ("paper 000 Fig. 4, latency (RTT/2) and bandwidth between two nodes on one switch, in one "
+    "node-distance": ("[DeSensi20] Fig. 4, latency (RTT/2) and bandwidth between two nodes on one switch, in one "
                       "group and in two groups of an idle Malbec, 8 B to 2 MiB", "node_distance", "run_node_distance"),
-    "bisection-alltoall": ("paper 000 Fig. 6, bisection and MPI_Alltoall bandwidth on the 1024 nodes of Shandy "
+    "bisection-alltoall": ("[DeSensi20] Fig. 6, bisection and MPI_Alltoall bandwidth on the 1024 nodes of Shandy "
                            "against their 6.4 and 12.8 TB/s peaks", "bisection_alltoall", "run_bisection_alltoall"),
-    "shandy-applications": ("paper 000 Fig. 11, congestion impact on MILC, HPCG, LAMMPS and FFT proxies sharing all "
+    "shandy-applications": ("[DeSensi20] Fig. 11, congestion impact on MILC, HPCG, LAMMPS and FFT proxies sharing all "
                             "1024 Shandy nodes with an incast or all-to-all aggressor, random placement",
                             "shandy_applications", "run_shandy_applications"),
-    "app-aware-routing": ("paper 004 Sec. 5, application-aware routing against ADAPTIVE and ADAPTIVE WITH HIGH BIAS "
+    "app-aware-routing": ("[DeSensi19] Sec. 5, application-aware routing against ADAPTIVE and ADAPTIVE WITH HIGH BIAS "
                           "on Aries (Crystal): ping-pong, allreduce, alltoall, halo3d", "app_aware_routing",
                           "run_app_aware_routing"),
-    "fitfly-rails": ("paper 003 Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
+    "fitfly-rails": ("[McGlohon19] Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
                      "fitfly_rails", "run_fitfly_rails"),
 }
 """Experiment name -> (what it reproduces, module in slingsim.experiments, recipe function)."""
 
 COMMANDS = {"run": cmd_run, "topo": cmd_topo, "sweep-load": cmd_sweep_load, "demo": cmd_demo, "bench": cmd_bench,
-            "experiment": cmd_experiment, "gpcnet": cmd_gpcnet, "trace": cmd_trace}
+            "experiment": cmd_experiment, "gpcnet": cmd_gpcnet, "trace": cmd_trace, "plot": cmd_plot,
+            "cache": cmd_cache}
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Parse arguments, run the subcommand, and map errors to ``error: ...`` with exit status 2."""
+    """Parse arguments, run the subcommand, and map errors to ``error: ...`` (exit 2 for bad input, 1 otherwise)."""
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
+        if argv is None:
+            return COMMANDS[args.command](args)
+        from .provenance import invoked_as
+
+        with invoked_as(argv):
+            return COMMANDS[args.command](args)
+    except (ValueError, FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError) as err:
+        print(f"error: {_message(err)}", file=sys.stderr)
         return EXIT_USAGE
-    except RuntimeError as err:
-        print(f"error: {err}", file=sys.stderr)
+    except (RuntimeError, OSError, ImportError) as err:
+        print(f"error: {_message(err)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _message(err: BaseException) -> str:
+    """An exception's text without Python's ``[Errno N]`` prefix (the message already says what is wrong)."""
+    if isinstance(err, OSError) and err.strerror:
+        return err.strerror
+    return str(err)
 
 
 if __name__ == "__main__":

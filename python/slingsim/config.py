@@ -23,7 +23,7 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
 PRESET_DIR = Path(__file__).parent / "configs"
-"""Folder holding the preset TOML files (``configs/`` at the repo root links here)."""
+"""Folder holding the preset TOML files (``python/slingsim/configs/`` in the repository)."""
 
 NAMED_LISTS = ("traffic", "job", "classes")
 """Top-level arrays of tables whose entries carry a unique ``name``."""
@@ -35,7 +35,12 @@ Config = Dict[str, Any]
 
 
 class ConfigError(ValueError):
-    """A config cannot be loaded or edited; the message names the field and the fix."""
+    """A config cannot be loaded, edited or accepted by the engine; the message
+    names the field and the fix. Engine errors carry the field's path in
+    ``field`` (empty when no single field is at fault); the compiled module
+    raises this class for every config the engine rejects."""
+
+    field: str = ""
 
 
 def available_presets() -> List[str]:
@@ -112,6 +117,8 @@ def inline_otf2_traces(cfg: Config) -> Config:
 
         try:
             fmt = trace.trace_format(job["trace"])
+        except FileNotFoundError as err:
+            raise FileNotFoundError(err.errno, f"job[{i}].trace: {err.strerror}", err.filename) from None
         except ValueError as err:
             raise ConfigError(f"job[{i}].trace: {err}") from None
         if fmt == trace.OTF2:

@@ -1,7 +1,7 @@
 """The GPCNeT suite on a simulated system (``slingsim gpcnet``).
 
 As GPCNeT's ``network_load_test`` runs it (Chunduri et al., SC'19; the
-congestion tests of paper 000 Sec. III): 20% of the nodes run the victim
+congestion tests of [DeSensi20] Sec. III): 20% of the nodes run the victim
 tests, the other 80% are split into four equal congestor groups running
 alltoall, two-sided incast, put incast and get broadcast with 4 KiB
 messages. Each victim test runs once alone and once beside the
@@ -106,18 +106,20 @@ def run_gpcnet(
     congestors: Sequence[str] = CONGESTORS,
     overrides: Iterable[str] = (),
     seed: Optional[int] = None,
-    scheduler: Optional[str] = None,
+    scheduler: Any = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
     warmup_ns: float = WARMUP_NS,
+    cache: Any = True,
 ) -> Dict[str, Any]:
     """Run the suite (two simulations per victim test, fanned out over Dask) and return
-    ``{system, nodes, ppn, congestors, tests: [{name, unit, isolated, congested, impact_mean, impact_p99}]}``."""
+    ``{system, nodes, ppn, congestors, tests: [{name, unit, isolated, congested, impact_mean, impact_p99}]}``.
+    ``scheduler`` and ``cache`` are those of :func:`slingsim.sweep.run_summaries`."""
     from .sweep import run_summaries
 
     tests = gpcnet_configs(system, nodes, ppn, iterations, congestors, overrides, seed, warmup_ns)
     configs = [cfg for t in tests for cfg in (t["isolated"], t["congested"])]
-    summaries = run_summaries(configs, scheduler, workers, progress)
+    summaries = run_summaries(configs, scheduler, workers, progress, cache)
     rows = []
     for i, t in enumerate(tests):
         iso_s, con_s = summaries[2 * i], summaries[2 * i + 1]

@@ -1,4 +1,4 @@
-"""MPI jobs: isolated baselines and congestion impact (paper 000 Eq. 1).
+"""MPI jobs: isolated baselines and congestion impact ([DeSensi20] Eq. 1).
 
 A job's congestion impact is C = mean(T_congested) / mean(T_isolated) of
 its iteration times: ``T_isolated`` from a run of the job alone (every
@@ -61,17 +61,19 @@ def congestion_impact(
     job: str,
     overrides: Iterable[str] = (),
     seed: Optional[int] = None,
-    scheduler: Optional[str] = None,
+    scheduler: Any = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: Any = True,
 ) -> Dict[str, Any]:
     """Run ``job`` alone and as configured (two simulations, in parallel over
     Dask) and return its congestion impact plus both summaries
-    (``isolated_summary``, ``congested_summary``)."""
+    (``isolated_summary``, ``congested_summary``); ``scheduler`` and ``cache``
+    are those of :func:`slingsim.sweep.run_summaries`."""
     from .sweep import run_summaries
 
     cfg = resolve(config, overrides, seed=seed)
-    summaries = run_summaries([isolate(cfg, job), cfg], scheduler, workers, progress)
+    summaries = run_summaries([isolate(cfg, job), cfg], scheduler, workers, progress, cache)
     out = impact(summaries[0], summaries[1], job)
     out["isolated_summary"], out["congested_summary"] = summaries
     return out

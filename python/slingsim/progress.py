@@ -1,79 +1,102 @@
-"""A minimal progress bar on stderr for long simulations and sweeps.
+"""Progress bars for long simulations and sweeps, drawn by tqdm.
 
-The bar appears only when it is useful: stderr is a terminal (or the
-environment variable ``SLINGSIM_PROGRESS=1`` forces it) and the work has
-already taken longer than ``delay_s``, so quick runs print nothing.
+A bar shows done/total, rate and ETA. It appears only where someone can see
+it (stderr is a terminal, or a Jupyter notebook, where tqdm draws a widget
+when ``ipywidgets`` is installed: ``pip install 'slingsim[notebook]'``) and
+only once the work has taken ``DELAY_S`` seconds, so quick runs print
+nothing. ``SLINGSIM_PROGRESS=1`` draws bars even where stderr is not a terminal
+(e.g. into a log file), ``SLINGSIM_PROGRESS=0`` hides them; the command
+line's ``--quiet`` and the API's ``progress=False`` turn them off whatever
+the environment says. tqdm is imported only when a bar is
+made.
 """
 from __future__ import annotations
 
 import os
 import sys
-import time
-from typing import Optional, TextIO
+from typing import Any, Optional, TextIO
 
 FORCE_ENV = "SLINGSIM_PROGRESS"
 """Set to ``1`` to show progress bars even when stderr is not a terminal (``0`` hides them)."""
 
+DELAY_S = 2.0
+"""Seconds of work before a bar appears."""
 
-def progress_wanted(requested: bool, stream: TextIO) -> bool:
-    """Whether to draw: requested by the caller, and stderr is a TTY unless the environment forces a choice."""
+
+def bar_setting(requested: bool) -> Optional[bool]:
+    """tqdm's ``disable`` for a bar that was ``requested`` or not: True (hidden),
+    False (forced on) or None (tqdm decides: shown on a terminal or in a notebook)."""
+    if not requested:
+        return True
     forced = os.environ.get(FORCE_ENV)
     if forced is not None:
-        return forced not in ("", "0")
-    return requested and hasattr(stream, "isatty") and stream.isatty()
+        return forced in ("", "0")
+    return None
 
 
-class ProgressBar:
-    """A one-line bar ``label [#####.....] 42% 3.1s`` redrawn in place, at most ten times a second."""
+def _visible(stream: Optional[TextIO]) -> bool:
+    """Whether a bar on ``stream`` (default stderr) can be seen: a terminal, or a Jupyter kernel."""
+    target = stream if stream is not None else sys.stderr
+    return "ipykernel" in sys.modules or bool(getattr(target, "isatty", lambda: False)())
+
+
+class Progress:
+    """A bar counting ``total`` units of work, updated with the amount done so far.
+
+    ``label`` names the work, ``unit`` its units; ``stream`` defaults to
+    stderr. Use as a context manager so the bar is closed.
+    """
 
     def __init__(
         self,
         total: float,
         label: str,
+        unit: str = "it",
         enabled: bool = True,
         stream: Optional[TextIO] = None,
-        delay_s: float = 2.0,
-        width: int = 30,
+        delay_s: float = DELAY_S,
     ) -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        self.total = max(float(total), 1e-12)
-        self.label = label
-        self.enabled = progress_wanted(enabled, self.stream)
-        self.delay_s = delay_s
-        self.width = width
-        self.started = time.monotonic()
-        self._last_draw = 0.0
-        self._drawn = False
-        self._done = 0.0
+        self.total = total
+        self._done: float = 0
+        self._bar: Any = None
+        disable = bar_setting(enabled)
+        if disable is True or (disable is None and not _visible(stream)):
+            return  # nobody would see it: no bar, and tqdm is not even imported
+        if disable is None and "ipykernel" in sys.modules:
+            disable = False  # a notebook's stderr is no terminal, yet someone watches it
+        from tqdm.auto import tqdm
+
+        self._bar = tqdm(total=total, desc=label, unit=unit, disable=disable, file=stream, delay=delay_s,
+                         dynamic_ncols=True, leave=True)
+
+    @property
+    def shown(self) -> bool:
+        """Whether a bar may be drawn (not disabled)."""
+        return self._bar is not None and not self._bar.disable
 
     def update(self, done: float) -> None:
-        """Record that ``done`` out of ``total`` units are complete and redraw if due."""
-        self._done = min(float(done), self.total)
-        now = time.monotonic()
-        if not self.enabled or now - self.started < self.delay_s:
-            return
-        if self._drawn and now - self._last_draw < 0.1 and self._done < self.total:
-            return
-        self._draw(now)
+        """Record that ``done`` of ``total`` units are complete."""
+        done = min(done, self.total)
+        if self._bar is not None and done > self._done:
+            self._bar.update(done - self._done)
+        self._done = max(done, self._done)
 
-    def _draw(self, now: float) -> None:
-        fraction = self._done / self.total
-        filled = int(round(fraction * self.width))
-        bar = "#" * filled + "." * (self.width - filled)
-        self.stream.write(f"\r{self.label} [{bar}] {fraction:4.0%} {now - self.started:6.1f}s")
-        self.stream.flush()
-        self._drawn = True
-        self._last_draw = now
+    def note(self, text: str) -> None:
+        """Show ``text`` after the bar (e.g. how many runs came from the store)."""
+        if self._bar is not None:
+            self._bar.set_postfix_str(text, refresh=False)
 
     def close(self) -> None:
-        """Draw the final state and end the line (only if the bar was ever shown)."""
-        if self._drawn:
-            self._draw(time.monotonic())
-            self.stream.write("\n")
-            self.stream.flush()
+        """Finish the bar (a bar that never appeared prints nothing)."""
+        if self._bar is not None:
+            self._bar.close()
 
-    def __enter__(self) -> "ProgressBar":
+    def __enter__(self) -> "Progress":
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+ProgressBar = Progress
+"""Earlier name of :class:`Progress` (same arguments, by keyword), kept for existing callers."""

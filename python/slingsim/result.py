@@ -15,6 +15,9 @@ TABLE_NAMES = ("packets", "links", "flows", "nic", "timeline", "iterations")
 Columns = Mapping[str, Sequence[Any]]
 """A table as the engine hands it over: column name -> values."""
 
+TableSource = Union["pa.Table", Columns, Path]
+"""A result table: a pyarrow table, the engine's columns, or a Parquet file to read when used."""
+
 
 def table_from_columns(columns: Columns) -> "pa.Table":
     """A pyarrow table from the engine's dict of column name -> values."""
@@ -33,21 +36,23 @@ class Result:
     node, as on Cray Aries) and ``timeline`` (delivered throughput and
     latency per source and time bin) and ``iterations`` (one row per MPI job
     iteration: job, iteration, time_ns) are pyarrow tables; ``config`` is
-    the resolved config. Tables may be given as pyarrow tables or as the
-    engine's column dicts, which become pyarrow tables when first read (so
-    a run that only needs its summary never imports pyarrow).
+    the resolved config (every default filled in). Tables may be given as
+    pyarrow tables, as the engine's column dicts or as Parquet file paths,
+    which become pyarrow tables when first read (so a run that only needs
+    its summary never imports pyarrow). ``summary["provenance"]`` says what
+    produced the run (``docs/results.md#provenance``).
     """
 
     def __init__(
         self,
         summary: Dict[str, Any],
         config: Dict[str, Any],
-        packets: Union["pa.Table", Columns],
-        links: Union["pa.Table", Columns],
-        flows: Union["pa.Table", Columns],
-        nic: Union["pa.Table", Columns],
-        timeline: Union["pa.Table", Columns],
-        iterations: Union["pa.Table", Columns],
+        packets: "TableSource",
+        links: "TableSource",
+        flows: "TableSource",
+        nic: "TableSource",
+        timeline: "TableSource",
+        iterations: "TableSource",
     ) -> None:
         self.summary = summary
         self.config = config
@@ -60,6 +65,10 @@ class Result:
         table = self._tables[name]
         if isinstance(table, Mapping):
             table = self._tables[name] = table_from_columns(table)
+        elif isinstance(table, Path):
+            import pyarrow.parquet as pq
+
+            table = self._tables[name] = pq.read_table(table)
         return table
 
     @property
@@ -101,24 +110,59 @@ class Result:
         )
 
     def write(self, out_dir: Union[str, Path]) -> Path:
-        """Write ``summary.json``, ``config.json`` and one Parquet file per table into ``out_dir``."""
-        import pyarrow.parquet as pq
+        """Write ``summary.json``, ``config.json``, ``provenance.json`` and one
+        Parquet file per table into ``out_dir``, replacing an earlier result
+        there in one step (see :mod:`slingsim.atomic`).
 
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
-        (out / "config.json").write_text(json.dumps(self.config, indent=2) + "\n")
+        Each Parquet file carries the run's provenance in its schema
+        metadata (key ``slingsim.provenance``).
+        """
+        from . import atomic
+
+        with atomic.staged_folder(out_dir) as staging:
+            self.write_tables(staging)
+            atomic.write_text(staging / "config.json", json.dumps(self.config, indent=2) + "\n")
+            provenance = self.summary.get("provenance", {})
+            atomic.write_text(staging / atomic.MARKER, json.dumps(provenance, indent=2) + "\n")
+            atomic.write_text(staging / "summary.json", json.dumps(self.summary, indent=2) + "\n")
+        return Path(out_dir)
+
+    def write_tables(self, folder: Union[str, Path]) -> None:
+        """Write every table to ``<folder>/<name>.parquet`` (atomically, provenance in the metadata)."""
+        from .tables import write_parquet
+
         for name in TABLE_NAMES:
-            pq.write_table(getattr(self, name), out / f"{name}.parquet")
-        return out
+            write_parquet(getattr(self, name), Path(folder) / f"{name}.parquet", self.summary.get("provenance"))
+
+    def to_pandas(self, name: str) -> Any:
+        """Table ``name`` (``packets``, ``links``, ...) as a pandas DataFrame; needs the
+        optional extra ``pip install 'slingsim[pandas]'``."""
+        if name not in TABLE_NAMES:
+            raise ValueError(f"table {name!r}: no such table; choose one of {', '.join(TABLE_NAMES)}")
+        import importlib.util
+
+        if importlib.util.find_spec("pandas") is None:
+            raise ImportError("pandas is not installed; install the optional extra with: pip install 'slingsim[pandas]'")
+        return self._table(name).to_pandas()
 
     @classmethod
     def read(cls, out_dir: Union[str, Path]) -> "Result":
-        """Load a result written by :meth:`write`."""
-        import pyarrow.parquet as pq
-
+        """Load a result written by :meth:`write` (tables are read when first used)."""
         out = Path(out_dir)
-        summary = json.loads((out / "summary.json").read_text())
-        config = json.loads((out / "config.json").read_text())
-        tables = {name: pq.read_table(out / f"{name}.parquet") for name in TABLE_NAMES}
+        return cls.from_folder(out, json.loads((out / "summary.json").read_text()))
+
+    @classmethod
+    def from_folder(cls, folder: Union[str, Path], summary: Dict[str, Any]) -> "Result":
+        """A result whose tables are the Parquet files in ``folder``, read when first used.
+
+        The config is ``config.json`` if the folder has one, else the one
+        recorded in the summary's provenance.
+        """
+        folder = Path(folder)
+        config_file = folder / "config.json"
+        if config_file.is_file():
+            config = json.loads(config_file.read_text())
+        else:
+            config = summary.get("provenance", {}).get("config", {})
+        tables = {name: folder / f"{name}.parquet" for name in TABLE_NAMES}
         return cls(summary, config, **tables)

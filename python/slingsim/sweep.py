@@ -1,23 +1,34 @@
-"""Many simulations at once: fan configs out over Dask, and sweep offered load.
+"""Many simulations at once: fan configs out over Dask, keep them in the result store, sweep offered load.
 
-One simulation is one Dask task. By default a local cluster of threads (one
-per core) runs them; the engine releases the GIL, so threads simulate in
-parallel without copying results between processes. ``scheduler`` may
-instead name an existing Dask scheduler (``"tcp://host:port"``, its workers
-need slingsim installed) or ``"sync"`` to run serially in this process.
-Results always come back in input order.
+One simulation is one Dask task. By default a quiet local cluster of
+threads (one per core) runs them; the engine releases the GIL, so threads
+simulate in parallel without copying results between processes.
+``scheduler`` may instead name a running Dask scheduler
+(``"tcp://host:port"``, its workers need slingsim installed), be a
+``distributed.Client`` or a :class:`~slingsim.cluster.BatchCluster` (Slurm
+through dask-jobqueue), or ``"sync"`` to run serially in this process (see
+:mod:`slingsim.cluster`). Results always come back in input order.
+
+With a result store (``cache``, on by default, see :mod:`slingsim.store`)
+every config is first looked up by the hash of its resolved form; only the
+missing ones are simulated, and each finished run is stored as soon as it
+comes back, so a study killed halfway resumes where it stopped. Identical
+configs in one call are simulated once. Every summary carries ``cached``
+(True if it was read from the store) and ``key`` (its store key).
 """
 from __future__ import annotations
 
 import copy
-import logging
-import os
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+import sys
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from .api import Simulation
+from . import provenance
+from .api import Simulation, resolved_config
+from .cluster import SchedulerLike, check_scheduler, dask_client, default_workers
 from .config import Config, ConfigError, name_entries
-from .progress import ProgressBar
+from .progress import Progress
 from .result import Result
+from .store import CacheLike, ResultStore, open_store, run_key
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -33,109 +44,129 @@ LOAD_CURVE_COLUMNS = (
     "hops_mean",
     "nonminimal_fraction",
     "end_reason",
+    "cached",
 )
 """Columns of a load sweep table (plus ``label`` when one is given)."""
 
 
-def default_workers() -> int:
-    """Cores this process may use: one simulation thread per core."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
-
-
-def simulate_result(cfg: Config) -> Result:
+def simulate_result(cfg: Config, command: Optional[str] = None) -> Result:
     """One Dask task: run a resolved config and return its full :class:`Result`."""
-    return Simulation(cfg).run()
+    return Simulation(cfg, command=command).run()
 
 
-def simulate_summary(cfg: Config) -> Dict[str, Any]:
+def simulate_summary(cfg: Config, command: Optional[str] = None) -> Dict[str, Any]:
     """One Dask task: run a resolved config and return only its summary (light to gather)."""
-    return Simulation(cfg).run().summary
+    return Simulation(cfg, command=command).run().summary
 
 
 def run_many(
     configs: Sequence[Config],
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> List[Result]:
     """Run every config (one task each) and return their results in input order."""
-    return fan_out(simulate_result, configs, scheduler, workers, progress)
+    return fan_out(configs, scheduler, workers, progress, cache, tables=True)
 
 
 def run_summaries(
     configs: Sequence[Config],
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> List[Dict[str, Any]]:
     """Like :func:`run_many` but return only the summaries, which is all a sweep table needs."""
-    return fan_out(simulate_summary, configs, scheduler, workers, progress)
+    return fan_out(configs, scheduler, workers, progress, cache, tables=False)
 
 
 def run_labelled(
     points: Sequence[Tuple[Dict[str, Any], Config]],
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> List[Tuple[Dict[str, Any], Dict[str, Any]]]:
     """Run every ``(labels, config)`` point of a study; return ``(labels, summary)`` pairs in input order."""
-    summaries = run_summaries([cfg for _, cfg in points], scheduler, workers, progress)
+    summaries = run_summaries([cfg for _, cfg in points], scheduler, workers, progress, cache)
     return [(labels, summary) for (labels, _), summary in zip(points, summaries)]
 
 
 def fan_out(
-    task: Callable[[Config], Any],
     configs: Sequence[Config],
-    scheduler: Optional[str],
+    scheduler: SchedulerLike,
     workers: Optional[int],
     progress: bool,
+    cache: CacheLike,
+    tables: bool,
 ) -> List[Any]:
-    """Apply ``task`` to every config on the chosen scheduler; outputs in input order."""
-    configs = list(configs)
+    """Run every config on the chosen scheduler, reading and filling the store;
+    :class:`Result` objects if ``tables``, else summaries, in input order."""
     if workers is not None and workers < 1:
         raise ValueError(f"workers: {workers} is not a positive number of threads; give 1 or more")
-    with ProgressBar(len(configs), f"{len(configs)} simulations", enabled=progress) as bar:
-        if scheduler == "sync":
-            outputs = []
-            for cfg in configs:
-                outputs.append(task(cfg))
-                bar.update(len(outputs))
-            return outputs
-        return _fan_out_dask(task, configs, scheduler, workers, bar)
-
-
-def _fan_out_dask(task, configs, scheduler, workers, bar) -> List[Any]:
-    """Submit one task per config to a Dask client and gather the outputs in order."""
-    from distributed import Client, LocalCluster, as_completed
-
-    if scheduler is None:
-        cluster = LocalCluster(
-            n_workers=workers or default_workers(),
-            threads_per_worker=1,
-            processes=False,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        )
-        client = Client(cluster)
-    elif scheduler.startswith(("tcp://", "tls://", "inproc://", "ws://", "wss://")):
-        cluster = None
-        client = Client(scheduler)
-    else:
-        raise ValueError(
-            f"scheduler: {scheduler!r} is not a scheduler address; give tcp://host:port, "
-            "'sync' for serial in-process runs, or nothing for a local cluster"
-        )
-    try:
-        futures = client.map(task, configs, pure=False)
-        for done, _ in enumerate(as_completed(futures), start=1):
+    check_scheduler(scheduler)
+    resolved = [resolved_config(cfg) for cfg in configs]  # every config is checked before any runs
+    keys = [run_key(cfg) for cfg in resolved]
+    store = open_store(cache)
+    outputs: Dict[str, Any] = {}
+    if store is not None:
+        for key in dict.fromkeys(keys):
+            found = store.result(key) if tables else store.summary(key)
+            if found is not None:
+                outputs[key] = found
+    stored = sum(key in outputs for key in keys)
+    todo = {key: cfg for key, cfg in zip(keys, resolved) if key not in outputs}
+    command = provenance.command_line()
+    with Progress(len(keys), "simulations", unit="run", enabled=progress) as bar:
+        if stored:
+            bar.note(f"{stored} from the store")
+        done = stored
+        for key, output in _simulate(todo, command, scheduler, workers, tables):
+            if store is not None:
+                _store(store, key, output, tables)
+            outputs[key] = output
+            done += keys.count(key)
             bar.update(done)
-        return client.gather(futures)
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    if progress and store is not None and len(keys) > 1:
+        print(f"slingsim: {stored} of {len(keys)} runs read from the result store {store.root}, "
+              f"{len(keys) - stored} simulated", file=sys.stderr)
+    return [_marked(outputs[key], key, cached=key not in todo, tables=tables) for key in keys]
+
+
+def _simulate(todo: Dict[str, Config], command: str, scheduler: SchedulerLike, workers: Optional[int],
+              tables: bool) -> Iterator[Tuple[str, Any]]:
+    """Run the configs ``todo`` (key -> config); yield ``(key, output)`` as each finishes."""
+    if not todo:
+        return
+    task = simulate_result if tables else simulate_summary
+    if scheduler == "sync":
+        for key, cfg in todo.items():
+            yield key, task(cfg, command)
+        return
+    from distributed import as_completed
+
+    with dask_client(scheduler, workers) as client:
+        futures = {client.submit(task, cfg, command, pure=False): key for key, cfg in todo.items()}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+
+
+def _store(store: ResultStore, key: str, output: Any, tables: bool) -> None:
+    """Put a finished run into the store (with its tables when it is a Result)."""
+    if tables:
+        store.put(key, output.summary, output)
+    else:
+        store.put(key, output)
+
+
+def _marked(output: Any, key: str, cached: bool, tables: bool) -> Any:
+    """The output with ``cached`` and ``key`` set on its summary (a copy, so repeats stay independent)."""
+    if tables:
+        marked = copy.copy(output)
+        marked.summary = {**output.summary, "cached": cached, "key": key}
+        return marked
+    return {**output, "cached": cached, "key": key}
 
 
 def bernoulli_sources(cfg: Config) -> List[str]:
@@ -197,6 +228,7 @@ def load_curve_row(load: float, summary: Dict[str, Any], source: Optional[str] =
         "hops_mean": figures["hops_mean"],
         "nonminimal_fraction": figures["nonminimal_fraction"],
         "end_reason": summary["end_reason"],
+        "cached": bool(summary.get("cached", False)),
     }
 
 
@@ -205,25 +237,32 @@ def sweep_load(
     loads: Iterable[float],
     source: Optional[str] = None,
     label: Optional[str] = None,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> "pa.Table":
     """Run ``cfg`` at each offered load and return the load curve as a table.
 
     ``load`` is set on every Bernoulli source, or only on ``source`` (whose
-    own figures then fill the table). Columns: :data:`LOAD_CURVE_COLUMNS`,
-    plus ``label`` when given (one line per label in the plots).
+    own figures then fill the table). Columns: :data:`LOAD_CURVE_COLUMNS`
+    (``cached``: the point was read from the store), plus ``label`` when
+    given (one line per label in the plots). The table's schema metadata
+    holds the sweep's provenance with every run's resolved config.
     """
+    started = provenance.now()
     loads = check_loads(loads)
-    summaries = run_summaries(configs_at_loads(cfg, loads, source), scheduler, workers, progress)
+    summaries = run_summaries(configs_at_loads(cfg, loads, source), scheduler, workers, progress, cache)
     rows = [load_curve_row(load, summary, source) for load, summary in zip(loads, summaries)]
     if label is not None:
         for row in rows:
             row["label"] = label
     import pyarrow as pa
 
-    return pa.Table.from_pylist(rows)
+    from .tables import with_provenance
+
+    record = provenance.study_record(summaries, started, parameters={"loads": loads, "source": source, "label": label})
+    return with_provenance(pa.Table.from_pylist(rows), record)
 
 
 __all__ = [

@@ -1,4 +1,6 @@
 """Shared fixtures: short runs of the small example dragonfly keep every test fast."""
+import os
+
 import pytest
 
 SMALL = "examples/small-dragonfly"
@@ -14,3 +16,34 @@ def small_config():
     from slingsim.config import apply_overrides, load_config
 
     return apply_overrides(load_config(SMALL), SHORT_WINDOW)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def session_store(tmp_path_factory):
+    """Every test (and every command it starts) uses a result store of its own
+    session, never the user's ~/.cache/slingsim."""
+    folder = tmp_path_factory.mktemp("result-store")
+    previous = os.environ.get("SLINGSIM_CACHE")
+    os.environ["SLINGSIM_CACHE"] = str(folder)
+    yield folder
+    if previous is None:
+        os.environ.pop("SLINGSIM_CACHE", None)
+    else:
+        os.environ["SLINGSIM_CACHE"] = previous
+
+
+@pytest.fixture(autouse=True)
+def figures_without_overlapping_text(monkeypatch):
+    """Every figure a test saves is checked first: no text may overlap other text or another panel."""
+    from matplotlib.figure import Figure
+
+    from figure_layout import layout_problems
+
+    real = Figure.savefig
+
+    def checked_savefig(self, *args, **kwargs):
+        problems = layout_problems(self)
+        assert not problems, "; ".join(problems)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", checked_savefig)

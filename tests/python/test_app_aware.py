@@ -1,4 +1,4 @@
-"""Paper 004's application-aware routing on Aries: per message it finds the better of ADAPTIVE and
+"""[DeSensi19]'s application-aware routing on Aries: per message it finds the better of ADAPTIVE and
 ADAPTIVE WITH HIGH BIAS, which differ by message size, from the NIC counters alone."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 6 in small: MPI_Alltoall drops where MPICH leaves Bruck's algorithm (above 256 B),
+"""[DeSensi20] Fig. 6 in small: MPI_Alltoall drops where MPICH leaves Bruck's algorithm (above 256 B),
 nothing is lost, and no test beats the peak the network or the NICs allow."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 12 in small: Slingshot keeps a 128 B alltoall near its isolated time
+"""[DeSensi20] Fig. 12 in small: Slingshot keeps a 128 B alltoall near its isolated time
 under a bursty incast, where back-pressure alone lets the same bursts slow it many times."""
 from __future__ import annotations
 

@@ -99,9 +99,11 @@ def test_installed_command_reports_errors_without_traceback():
 def test_help_describes_every_option():
     parser = build_parser()
     subparsers = next(a for a in parser._actions if a.dest == "command").choices
-    assert set(subparsers) == {"run", "topo", "sweep-load", "demo", "bench", "experiment", "gpcnet", "trace"}
-    trace_actions = next(a for a in subparsers["trace"]._actions if a.dest == "trace_command").choices
-    for name, sub in [*subparsers.items(), *(("trace " + k, v) for k, v in trace_actions.items())]:
+    assert set(subparsers) == {"run", "topo", "sweep-load", "demo", "bench", "experiment", "gpcnet", "trace",
+                               "plot", "cache"}
+    nested = [(f"{parent} {k}", v) for parent, dest in (("trace", "trace_command"), ("cache", "cache_command"))
+              for k, v in next(a for a in subparsers[parent]._actions if a.dest == dest).choices.items()]
+    for name, sub in [*subparsers.items(), *nested]:
         for action in sub._actions:
             assert action.help, f"{name} {action.option_strings or action.dest} has no help"
         assert sub.format_help()
@@ -111,9 +113,9 @@ def test_deadlock_lists_the_stuck_buffers_and_exits_3(monkeypatch, small_config,
     """The CLI's handling of a deadlocked run (the engine's watchdog is tested in Rust)."""
     import slingsim.api
 
-    real = slingsim.api.run(small_config)
-    real.summary.update(end_reason="deadlock", deadlock={"stuck_buffers": ["switch 3 port 7 vc 1: 5 packets"]})
-    monkeypatch.setattr(slingsim.api, "run", lambda *args, **kwargs: real)
+    real = slingsim.api.run_summary(small_config)
+    real.update(end_reason="deadlock", deadlock={"stuck_buffers": ["switch 3 port 7 vc 1: 5 packets"]})
+    monkeypatch.setattr(slingsim.api, "run_summary", lambda *args, **kwargs: real)
     assert main(["run", SMALL, "--json"]) == 3
     captured = capsys.readouterr()
     assert json.loads(captured.out)["end_reason"] == "deadlock"
@@ -127,12 +129,14 @@ def test_run_of_flows_prints_completion_times(capsys):
 
 
 def test_a_run_printing_its_summary_imports_no_heavy_module():
-    """Start-up is most of a small run's wall time: `slingsim run --json` needs
-    neither pyarrow nor Dask nor matplotlib, so it must not import them."""
+    """Start-up is most of a small run's wall time: `slingsim run --json` (into a pipe,
+    so no progress bar) needs neither pyarrow nor Dask nor matplotlib nor tqdm, so it
+    must not import them, result store or not."""
     code = (
         "import sys; from slingsim.cli import main; "
         f"main(['run', 'examples/incast-mix', {', '.join(repr(a) for a in SETS)}, '--json']); "
-        "heavy = sorted(m for m in ('pyarrow', 'dask', 'distributed', 'matplotlib') if m in sys.modules); "
+        "heavy = sorted(m for m in ('pyarrow', 'dask', 'distributed', 'matplotlib', 'tqdm', 'pandas') "
+        "if m in sys.modules); "
         "print(heavy, file=sys.stderr); sys.exit(1 if heavy else 0)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 10's cases: placements, busier aggressors and a 128-node pool of two groups,
+"""[DeSensi20] Fig. 10's cases: placements, busier aggressors and a 128-node pool of two groups,
 each a full Fig. 9 study; the engine runs of those studies are exercised by test_congestion_heatmap."""
 from __future__ import annotations
 

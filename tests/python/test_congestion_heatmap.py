@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 9 in small: Slingshot keeps a victim at its isolated time where Aries'
+"""[DeSensi20] Fig. 9 in small: Slingshot keeps a victim at its isolated time where Aries'
 back-pressure lets an incast slow it by tens of times."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""MPI jobs from Python: placement (paper 000 Fig. 7), collective algorithm
+"""MPI jobs from Python: placement ([DeSensi20] Fig. 7), collective algorithm
 switch points seen in message counts, congestion impact, GPCNeT, and trace
 replay through configs."""
 from __future__ import annotations
@@ -148,7 +148,7 @@ def test_bad_jobs_name_the_field():
 
 
 def test_slingshot_protects_a_victim_job_that_back_pressure_alone_does_not():
-    """Paper 000 Sec. III: a 128 B alltoall victim beside a persistent 128 KiB incast on Malbec keeps
+    """[DeSensi20] Sec. III: a 128 B alltoall victim beside a persistent 128 KiB incast on Malbec keeps
     within 1.5x of its isolated time with Slingshot congestion control; with back-pressure only
     (as on Aries) it slows by two orders of magnitude."""
     slingshot = congestion_impact("examples/victim-aggressor", "victim", scheduler="sync")

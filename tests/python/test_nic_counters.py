@@ -1,4 +1,4 @@
-"""NIC counters (paper 004 Sec. 2.3) through the Python API, during and after a run."""
+"""NIC counters ([DeSensi19] Sec. 2.3) through the Python API, during and after a run."""
 import slingsim
 
 

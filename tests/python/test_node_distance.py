@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 4 against the model's own arithmetic: each extra switch on the path adds its
+"""[DeSensi20] Fig. 4 against the model's own arithmetic: each extra switch on the path adds its
 fall-through, the link's FEC and propagation to the one-way latency; large messages reach the NIC's rate."""
 from __future__ import annotations
 

@@ -1,7 +1,11 @@
-"""The stderr progress bar draws only on a terminal (or when forced) and only for long work."""
+"""Progress bars (tqdm) appear only where someone can see them, only for long work, and never with --quiet."""
 import io
+import subprocess
+import sys
 
-from slingsim.progress import FORCE_ENV, ProgressBar
+from slingsim.progress import FORCE_ENV, Progress
+
+from conftest import SMALL
 
 
 class FakeTerminal(io.StringIO):
@@ -12,37 +16,72 @@ class FakeTerminal(io.StringIO):
 def test_hidden_when_not_a_terminal(monkeypatch):
     monkeypatch.delenv(FORCE_ENV, raising=False)
     stream = io.StringIO()
-    with ProgressBar(10, "work", stream=stream, delay_s=0) as bar:
+    with Progress(10, "work", stream=stream, delay_s=0) as bar:
         bar.update(5)
     assert stream.getvalue() == ""
 
 
-def test_drawn_on_a_terminal_after_the_delay(monkeypatch):
+def test_drawn_on_a_terminal_with_rate_and_eta(monkeypatch):
     monkeypatch.delenv(FORCE_ENV, raising=False)
     stream = FakeTerminal()
-    with ProgressBar(10, "work", stream=stream, delay_s=0) as bar:
+    with Progress(10, "work", unit="run", stream=stream, delay_s=0) as bar:
         bar.update(5)
+        bar.note("3 from the store")
         bar.update(10)
     text = stream.getvalue()
-    assert "work [" in text and "100%" in text and text.endswith("\n")
+    assert "work" in text and "100%" in text and "10/10" in text
+    assert "run/s" in text and "<" in text  # rate, and elapsed<remaining
+    assert "3 from the store" in text
 
 
 def test_quick_work_prints_nothing_even_on_a_terminal(monkeypatch):
     monkeypatch.delenv(FORCE_ENV, raising=False)
     stream = FakeTerminal()
-    with ProgressBar(10, "work", stream=stream, delay_s=60) as bar:
+    with Progress(10, "work", stream=stream, delay_s=60) as bar:
         bar.update(10)
     assert stream.getvalue() == ""
 
 
-def test_environment_forces_or_hides(monkeypatch):
+def test_environment_forces_or_hides_but_never_overrides_a_refusal(monkeypatch):
     monkeypatch.setenv(FORCE_ENV, "1")
     stream = io.StringIO()
-    with ProgressBar(4, "forced", stream=stream, delay_s=0, enabled=False) as bar:
+    with Progress(4, "forced", stream=stream, delay_s=0) as bar:
         bar.update(2)
     assert "forced" in stream.getvalue()
-    monkeypatch.setenv(FORCE_ENV, "0")
-    stream = FakeTerminal()
-    with ProgressBar(4, "hidden", stream=stream, delay_s=0) as bar:
+    stream = io.StringIO()
+    with Progress(4, "refused", stream=stream, delay_s=0, enabled=False) as bar:
         bar.update(2)
     assert stream.getvalue() == ""
+    monkeypatch.setenv(FORCE_ENV, "0")
+    stream = FakeTerminal()
+    with Progress(4, "hidden", stream=stream, delay_s=0) as bar:
+        bar.update(2)
+    assert stream.getvalue() == ""
+
+
+def _run_cli(args, env_extra):
+    import os
+
+    env = {**os.environ, **env_extra}
+    return subprocess.run([sys.executable, "-m", "slingsim.cli", *args], capture_output=True, text=True, env=env)
+
+
+def test_a_long_run_shows_a_bar_and_quiet_hides_it(tmp_path):
+    """A run of a few seconds draws a bar (forced here, stderr being a pipe); --quiet draws none."""
+    args = ["run", SMALL, "--set", "sim.duration_ns=25e6", "--set", "sim.max_time_ns=1e9", "--no-cache", "--json"]
+    shown = _run_cli(args, {FORCE_ENV: "1"})
+    assert shown.returncode == 0, shown.stderr
+    assert "simulating" in shown.stderr and "us/s" in shown.stderr
+    hidden = _run_cli([*args, "--quiet"], {FORCE_ENV: "1"})
+    assert hidden.returncode == 0 and hidden.stderr == ""
+
+
+def test_a_notebook_shows_a_bar_though_its_stderr_is_no_terminal(monkeypatch):
+    import types
+
+    monkeypatch.delenv(FORCE_ENV, raising=False)
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    stream = io.StringIO()
+    with Progress(4, "in a notebook", stream=stream, delay_s=0) as bar:
+        bar.update(4)
+    assert "in a notebook" in stream.getvalue() and "4/4" in stream.getvalue()

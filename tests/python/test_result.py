@@ -23,7 +23,23 @@ def test_write_and_read_back_a_run(tmp_path, small_config):
         assert (out / name).is_file(), name
     again = Result.read(out)
     assert again.summary == json.loads(json.dumps(result.summary))
-    assert again.config == small_config
+    assert again.config == slingsim.resolved_config(small_config)
     assert again.packets.equals(result.packets)
     assert again.links.equals(result.links)
     assert again.flows.num_rows == result.flows.num_rows
+
+
+def test_to_pandas_gives_a_dataframe_or_names_the_extra(monkeypatch, small_config):
+    import importlib.util
+
+    result = slingsim.run(small_config, progress=False)
+    frame = result.to_pandas("links")
+    assert list(frame.columns) == result.links.column_names and len(frame) == result.links.num_rows
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pandas" else real(name, *a))
+    import pytest
+
+    with pytest.raises(ImportError, match=r"pip install 'slingsim\[pandas\]'"):
+        result.to_pandas("links")
+    with pytest.raises(ValueError, match="packets, links"):
+        result.to_pandas("nope")

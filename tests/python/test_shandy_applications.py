@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 11 in small: on Shandy, with congestion control, the application proxies stay
+"""[DeSensi20] Fig. 11 in small: on Shandy, with congestion control, the application proxies stay
 within a few tens of percent of their isolated time beside an incast or all-to-all on 75% of the nodes."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 8 in small: an incast stretches Silo's request latency and its tail on Aries,
+"""[DeSensi20] Fig. 8 in small: an incast stretches Silo's request latency and its tail on Aries,
 not on Slingshot."""
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ def test_topo_check_deadlock_json(capsys):
 
 
 def test_fitfly_accepted_load_grows_with_rails_and_planes():
-    """Paper 003 Fig. 3: accepted load grows in proportion to the rails (= planes)."""
+    """[McGlohon19] Fig. 3: accepted load grows in proportion to the rails (= planes)."""
     from slingsim.experiments.fitfly_rails import network
 
     accepted = {}
@@ -60,7 +60,7 @@ def test_fitfly_accepted_load_grows_with_rails_and_planes():
 
 
 def test_fitfly_path_selection_shortens_paths_below_slimfly():
-    """Paper 003 Sec. 4.2.2: mirrored planes lower the average hop count."""
+    """[McGlohon19] Sec. 4.2.2: mirrored planes lower the average hop count."""
     assert slingsim.topology("fitfly-3k")["avg_min_hops"] < slingsim.topology("slimfly-3k")["avg_min_hops"]
 
 

@@ -82,9 +82,11 @@ def test_flipped_byte_is_a_value_error_naming_file_and_offset(tmp_path):
         trace.info(copy / "testtrace.meta")
 
 
-def test_paths_that_hold_no_trace_are_value_errors(tmp_path):
-    with pytest.raises(ValueError, match="no such file"):
+def test_a_missing_path_is_file_not_found_and_other_non_traces_value_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such file"):
         trace.load(tmp_path / "missing")
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        _core.read_dumpi(str(tmp_path / "missing.meta"))
     with pytest.raises(ValueError, match="no DUMPI .meta file and no OTF2"):
         trace.load(tmp_path)
     (tmp_path / "notes.txt").write_text("hello")

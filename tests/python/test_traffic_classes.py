@@ -1,4 +1,4 @@
-"""Paper 000 Figs. 13 and 14 on tapered Malbec: a class of its own protects a small-message
+"""[DeSensi20] Figs. 13 and 14 on tapered Malbec: a class of its own protects a small-message
 job from a bulk job; minimum shares of 80% and 10% split the bandwidth ~80/20 instead of 50/50."""
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 //! Criterion benchmarks of the engine alone (no Python), so performance
 //! claims about engine changes rest on a repeatable measurement.
 //!
-//! Run with `cargo bench -p slingsim-core` (about a minute on 2 cores), or
-//! one group with e.g. `cargo bench -p slingsim-core -- dragonfly_ugal`.
+//! Run with `cargo bench -p slingsim-core --features bench` (about a minute on
+//! 2 cores), or one group with e.g. `cargo bench -p slingsim-core --features
+//! bench -- dragonfly_ugal`.
 //!
 //! Groups:
 //! - `event_queue`: the timing-wheel `EventQueue` alone, events at random

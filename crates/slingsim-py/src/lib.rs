@@ -1,16 +1,57 @@
 //! Thin PyO3 binding of slingsim-core: the compiled module `slingsim._core`.
-//! Configs cross as JSON text; engine errors become `ValueError` here, in
-//! one place. Long calls release the GIL so Dask threads run in parallel.
+//! Configs cross as JSON text; engine errors become `slingsim.ConfigError`
+//! (or the matching `OSError` when a file could not be read) here, in one
+//! place (`engine_error`). Long calls release the GIL so Dask threads run in
+//! parallel.
 
-use pyo3::exceptions::PyValueError;
+mod debug_value;
+mod resolved;
+
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use slingsim_core::table::{Column, Table};
 use slingsim_core::units::{ns_to_ps, ps_to_ns};
 use slingsim_core::ConfigError;
 
-fn value_error(e: ConfigError) -> PyErr {
-    PyValueError::new_err(e.to_string())
+/// Maps an engine error to the Python exception a user can act on: the
+/// `OSError` subclass of the OS error it carries (a trace file that does not
+/// exist is a `FileNotFoundError`), else `slingsim.ConfigError` with the
+/// offending field in its `field` attribute.
+fn engine_error(e: ConfigError) -> PyErr {
+    let text = e.to_string();
+    Python::attach(|py| {
+        if let Some(errno) = os_error_number(&e.message) {
+            return PyOSError::new_err((errno, text));
+        }
+        let made = py
+            .import("slingsim.config")
+            .and_then(|module| module.getattr("ConfigError"))
+            .and_then(|class| class.call1((text.clone(),)))
+            .and_then(|error| error.setattr("field", e.field.as_str()).map(|_| error));
+        match made {
+            Ok(error) => PyErr::from_value(error),
+            Err(_) => PyValueError::new_err(text),
+        }
+    })
+}
+
+/// The errno of an OS error quoted in a message: Rust writes I/O errors as
+/// "No such file or directory (os error 2)".
+fn os_error_number(message: &str) -> Option<i32> {
+    let start = message.rfind("(os error ")? + "(os error ".len();
+    let end = start + message[start..].find(')')?;
+    message[start..end].parse().ok()
+}
+
+/// `path` if it exists, else `FileNotFoundError` (errno ENOENT) naming it.
+fn existing_path(path: &str) -> PyResult<std::path::PathBuf> {
+    let p = std::path::PathBuf::from(path);
+    if p.exists() {
+        Ok(p)
+    } else {
+        Err(PyOSError::new_err((2, format!("{path}: no such file or directory"), path.to_owned())))
+    }
 }
 
 /// Converts an engine table to a dict of column name -> list.
@@ -34,11 +75,26 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// Git commit the module was built from (`-dirty` if the tree had
+/// uncommitted changes then), or `unknown` outside a git checkout.
+#[pyfunction]
+fn build_commit() -> &'static str {
+    env!("SLINGSIM_BUILD_COMMIT")
+}
+
+/// The config (JSON text) with every default the engine fills in written
+/// out, as JSON text; building a simulation from it gives the same run.
+#[pyfunction]
+fn resolved_config(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let text = config_json.to_owned();
+    py.detach(move || resolved::resolved_config_json(&text)).map_err(engine_error)
+}
+
 /// Builds the topology of a config and returns its analytics as JSON text.
 #[pyfunction]
 fn topology_analytics(py: Python<'_>, config_json: &str) -> PyResult<String> {
     let text = config_json.to_owned();
-    let v = py.detach(move || slingsim_core::topology::analytics::analyze_json(&text)).map_err(value_error)?;
+    let v = py.detach(move || slingsim_core::topology::analytics::analyze_json(&text)).map_err(engine_error)?;
     Ok(v.to_string())
 }
 
@@ -47,7 +103,7 @@ fn topology_analytics(py: Python<'_>, config_json: &str) -> PyResult<String> {
 #[pyfunction]
 fn check_deadlock(py: Python<'_>, config_json: &str) -> PyResult<String> {
     let text = config_json.to_owned();
-    let v = py.detach(move || slingsim_core::routing::deadlock::check_config_json(&text)).map_err(value_error)?;
+    let v = py.detach(move || slingsim_core::routing::deadlock::check_config_json(&text)).map_err(engine_error)?;
     Ok(v.to_string())
 }
 
@@ -55,15 +111,15 @@ fn check_deadlock(py: Python<'_>, config_json: &str) -> PyResult<String> {
 #[pyfunction]
 fn topology_graphml(py: Python<'_>, config_json: &str) -> PyResult<String> {
     let text = config_json.to_owned();
-    py.detach(move || slingsim_core::topology::graphml::graphml_json(&text)).map_err(value_error)
+    py.detach(move || slingsim_core::topology::graphml::graphml_json(&text)).map_err(engine_error)
 }
 
 /// Reads a DUMPI trace (its `.meta` file or the directory holding it) and
 /// returns its MPI program (`mpi::Program`) as JSON text.
 #[pyfunction]
 fn read_dumpi(py: Python<'_>, path: &str) -> PyResult<String> {
-    let path = std::path::PathBuf::from(path);
-    py.detach(move || slingsim_core::trace::dumpi_program_json(&path)).map_err(value_error)
+    let path = existing_path(path)?;
+    py.detach(move || slingsim_core::trace::dumpi_program_json(&path)).map_err(engine_error)
 }
 
 /// Summary of a program (JSON text) as JSON text; `calls_json`, an object
@@ -71,15 +127,15 @@ fn read_dumpi(py: Python<'_>, path: &str) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (program_json, calls_json=None))]
 fn program_info(program_json: &str, calls_json: Option<&str>) -> PyResult<String> {
-    let v = slingsim_core::trace::info::program_info_json(program_json, calls_json).map_err(value_error)?;
+    let v = slingsim_core::trace::info::program_info_json(program_json, calls_json).map_err(engine_error)?;
     Ok(v.to_string())
 }
 
 /// Summary of a DUMPI trace as JSON text, with the trace's own call counts.
 #[pyfunction]
 fn dumpi_info(py: Python<'_>, path: &str) -> PyResult<String> {
-    let path = std::path::PathBuf::from(path);
-    let v = py.detach(move || slingsim_core::trace::dumpi_info_json(&path)).map_err(value_error)?;
+    let path = existing_path(path)?;
+    let v = py.detach(move || slingsim_core::trace::dumpi_info_json(&path)).map_err(engine_error)?;
     Ok(v.to_string())
 }
 
@@ -94,7 +150,7 @@ impl Simulation {
     #[new]
     fn new(py: Python<'_>, config_json: &str) -> PyResult<Simulation> {
         let text = config_json.to_owned();
-        let inner = py.detach(move || slingsim_core::Simulation::from_json(&text)).map_err(value_error)?;
+        let inner = py.detach(move || slingsim_core::Simulation::from_json(&text)).map_err(engine_error)?;
         Ok(Simulation { inner })
     }
 
@@ -165,7 +221,7 @@ impl Simulation {
     /// Returns its flow id.
     #[pyo3(signature = (src, dst, nbytes, source=None, routing=None, traffic_class=None))]
     fn send_message(&mut self, src: u32, dst: u32, nbytes: u64, source: Option<&str>, routing: Option<&str>, traffic_class: Option<&str>) -> PyResult<u32> {
-        self.inner.send_message(src, dst, nbytes, source, routing, traffic_class).map_err(value_error)
+        self.inner.send_message(src, dst, nbytes, source, routing, traffic_class).map_err(engine_error)
     }
 
     /// Completion time (ns) of a flow or sent message, None while under way.
@@ -183,6 +239,8 @@ impl Simulation {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(build_commit, m)?)?;
+    m.add_function(wrap_pyfunction!(resolved_config, m)?)?;
     m.add_function(wrap_pyfunction!(topology_analytics, m)?)?;
     m.add_function(wrap_pyfunction!(check_deadlock, m)?)?;
     m.add_function(wrap_pyfunction!(topology_graphml, m)?)?;

@@ -1,4 +1,4 @@
-"""Paper 004 Sec. 5: application-aware routing against Aries' static modes.
+"""[DeSensi19] Sec. 5: application-aware routing against Aries' static modes.
 
 Each workload runs three times on ``aries-crystal``: with ADAPTIVE
 (``adaptive-0``, the paper's baseline), with ADAPTIVE WITH HIGH BIAS
@@ -17,6 +17,7 @@ the ping-pongs only.
 """
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -27,8 +28,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
+from ..figures import save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
-from .output import write_tables  # noqa: E402
+from .output import study_output  # noqa: E402
 from .placement import group_pool  # noqa: E402
 
 SYSTEM = "aries-crystal"
@@ -77,13 +82,16 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
 def run_app_aware_routing(
     out_dir: Union[str, Path] = "out/app-aware-routing",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run the study; write ``app_aware_routing.parquet`` and ``app_aware_routing.png``; return the table."""
-    rows = []
-    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress):
+    started = provenance.now()
+    rows, summaries = [], []
+    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress, cache):
+        summaries.append(summary)
         job = summary["jobs"]["app"]
         modes = job["app_aware_messages"] or {}
         rows.append({**labels, "iteration_us": job["iteration_ns"]["mean"] / 1e3,
@@ -96,25 +104,24 @@ def run_app_aware_routing(
             best[r["workload"]] = min(best.get(r["workload"], r["iteration_us"]), r["iteration_us"])
     for r in rows:
         r["over_best_static"] = r["iteration_us"] / best[r["workload"]]
-    out = write_tables(out_dir, app_aware_routing=rows)
-    plot(rows, out / "app_aware_routing.png")
-    return pa.Table.from_pylist(rows)
+    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+        out.write(app_aware_routing=rows)
+        plot(rows, out.path / "app_aware_routing.png", out.provenance)
+        return out.table(rows)
 
 
-def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
+def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """Speedup over ADAPTIVE of each routing, grouped by workload."""
     names = list(dict.fromkeys(r["workload"] for r in rows))
-    fig, ax = plt.subplots(figsize=(1.0 + 0.9 * len(names), 3.6))
+    fig, ax = plt.subplots(figsize=(1.5 + 1.05 * len(names), 3.8))
     width = 0.8 / len(ROUTINGS)
     for k, routing in enumerate(ROUTINGS):
         values = [next(r["speedup"] for r in rows if r["workload"] == n and r["routing"] == routing) for n in names]
         ax.bar([i + (k - 1) * width for i in range(len(names))], values, width, label=routing)
     ax.axhline(1.0, color="grey", lw=0.8)
-    ax.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=8)
+    ax.set_xticks(range(len(names)), [textwrap.fill(n.replace(" KiB", "\u00a0KiB").replace(" B", "\u00a0B"), 13) for n in names], fontsize=8)  # wrapped, not slanted
     ax.set_ylabel("speedup over adaptive-0")
     ax.set_title("Aries (Crystal): static modes and application-aware routing", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)

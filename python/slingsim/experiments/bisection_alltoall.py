@@ -1,10 +1,10 @@
-"""Paper 000 Fig. 6: bisection and MPI_Alltoall bandwidth on all 1024 nodes of Shandy.
+"""[DeSensi20] Fig. 6: bisection and MPI_Alltoall bandwidth on all 1024 nodes of Shandy.
 
 Shandy's 8 groups have 56 cabled global links each, 8 to every other
 group: 128 links cross any cut into two halves of 4 groups, a 6.4 TB/s
 bisection peak (both directions), and an all-to-all, which sends 7/8 of its
 bytes over global links, peaks at 8/7 x 224 links x 2 x 25 GB/s = 12.8 TB/s
-(paper 000 Sec. II-G, paper 002 Sec. II-F). The paper's answers: MPI_Alltoall
+([DeSensi20] Sec. II-G, [Roweth] Sec. II-F). The paper's answers: MPI_Alltoall
 reaches more than 90% of its peak with no packet lost, and dips at messages
 just above 256 B, where MPICH leaves Bruck's algorithm for pairwise exchange.
 
@@ -30,15 +30,19 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
+from ..figures import save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
-from .output import write_tables  # noqa: E402
+from .output import study_output  # noqa: E402
 from .placement import group_pool  # noqa: E402
 
 SYSTEM = "slingshot-shandy"
 NODES = 1024
 BISECTION_PEAK_TBPS = 6.4
 ALLTOALL_PEAK_TBPS = 12.8
-"""TB/s (paper 000 Sec. II-G)."""
+"""TB/s ([DeSensi20] Sec. II-G)."""
 SIZES = (64, 256, 512, 4096, 65_536, 1_048_576)
 QUICK_SIZES = (256, 512, 65_536, 1_048_576)
 ALLTOALL_MAX_BYTES = 65_536
@@ -116,15 +120,18 @@ def moved_bytes(test: str, ranks: int, nbytes: int) -> int:
 def run_bisection_alltoall(
     out_dir: Union[str, Path] = "out/bisection-alltoall",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run the study; write ``bisection_alltoall.parquet`` and ``bisection_alltoall.png``; return one row per
     test and size with TB/s and the fraction of the peak."""
-    rows = []
+    started = provenance.now()
+    rows, summaries = [], []
     injection = injection_tbytes_per_s(len(node_list(quick)))
-    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress):
+    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress, cache):
+        summaries.append(summary)
         job = summary["jobs"][labels["test"]]
         mean_ns = job["iteration_ns"]["mean"] if job["iteration_ns"] else None
         tbps = moved_bytes(labels["test"], labels["nodes"], labels["bytes"]) / mean_ns / 1e3 if mean_ns else None
@@ -133,12 +140,13 @@ def run_bisection_alltoall(
         rows.append({**labels, "iteration_us": mean_ns / 1e3 if mean_ns else None, "tbytes_per_s": tbps,
                      "peak_tbytes_per_s": peak, "fraction_of_peak": tbps / peak if tbps else None,
                      "bytes_lost": summary.get("bytes_lost", 0)})
-    out = write_tables(out_dir, bisection_alltoall=rows)
-    plot(rows, out / "bisection_alltoall.png")
-    return pa.Table.from_pylist(rows)
+    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+        out.write(bisection_alltoall=rows)
+        plot(rows, out.path / "bisection_alltoall.png", out.provenance)
+        return out.table(rows)
 
 
-def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
+def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """TB/s against message size for both tests, each with its peak dashed."""
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for k, test in enumerate(dict.fromkeys(r["test"] for r in rows)):
@@ -153,6 +161,4 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
     ax.set_title(f"Shandy, {rows[0]['nodes']} nodes: bisection and MPI_Alltoall (peaks dashed)", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)

@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 12: congestion impact of a bursty incast on a 128 B alltoall, on Slingshot.
+"""[DeSensi20] Fig. 12: congestion impact of a bursty incast on a 128 B alltoall, on Slingshot.
 
 The paper runs a 128 B MPI_Alltoall victim on half of Malbec's nodes and an
 incast aggressor on the other half (interleaved) and varies the aggressor's
@@ -24,8 +24,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
+from ..figures import save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
-from .output import write_tables  # noqa: E402
+from .output import study_output  # noqa: E402
 from .congestion_heatmap import run_points  # noqa: E402
 
 SYSTEM = "slingshot-malbec"
@@ -73,16 +77,18 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config, Conf
 def run_bursty_incast(
     out_dir: Union[str, Path] = "out/bursty-incast",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run the study; write ``bursty_incast.parquet`` and ``bursty_incast.png``; return the table."""
-    rows = run_points(study_points(quick), scheduler, workers, progress)
-    table = pa.Table.from_pylist(rows)
-    out = write_tables(out_dir, bursty_incast=rows)
-    plot(rows, out / "bursty_incast.png")
-    return table
+    started = provenance.now()
+    rows, summaries = run_points(study_points(quick), scheduler, workers, progress, cache)
+    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+        out.write(bursty_incast=rows)
+        plot(rows, out.path / "bursty_incast.png", out.provenance)
+        return out.table(rows)
 
 
 def _size_label(nbytes: int) -> str:
@@ -93,13 +99,14 @@ def _gap_label(gap_ns: float) -> str:
     return f"{gap_ns / 1e6:g} ms" if gap_ns >= 1e6 else f"{gap_ns / 1e3:g} us"
 
 
-def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
+def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """One heatmap per aggressor size: burst size up (persistent at the bottom), gap across."""
     sizes = list(dict.fromkeys(r["aggressor_bytes"] for r in rows))
     bursts = sorted({r["burst_messages"] for r in rows if r["burst_messages"]}) + [0]
     gaps = sorted({r["burst_gap_ns"] for r in rows if r["burst_gap_ns"] is not None})
-    fig, axes = plt.subplots(1, len(sizes), figsize=(1.2 + 0.9 * len(gaps) * len(sizes), 1.2 + 0.45 * len(bursts)))
-    axes = axes if len(sizes) > 1 else [axes]
+    fig, axes = plt.subplots(1, len(sizes), figsize=(2.2 + 0.95 * len(gaps) * len(sizes), 1.9 + 0.45 * len(bursts)),
+                             squeeze=False, sharey=True, layout="constrained")
+    axes = list(axes[0])
     top = max([r["impact"] or 1.0 for r in rows] + [1.25])
     for ax, nbytes in zip(axes, sizes):
         grid = [[math.nan] * len(gaps) for _ in bursts]
@@ -115,11 +122,10 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
                 if v == v:
                     ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7)
         ax.set_xticks(range(len(gaps)), [_gap_label(g) for g in gaps], fontsize=7)
-        ax.set_yticks(range(len(bursts)), [f"{b:,}" if b else "persistent" for b in bursts], fontsize=7)
-        ax.set_xlabel("gap between bursts")
+        if ax is axes[0]:  # the y axis is shared: later panels show no labels of their own
+            ax.set_yticks(range(len(bursts)), [f"{b:,}" if b else "persistent" for b in bursts], fontsize=7)
         ax.set_title(f"incast {_size_label(nbytes)}", fontsize=9)
     axes[0].set_ylabel("messages per burst")
+    fig.supxlabel("gap between bursts (persistent: no gaps, same value in every column)", fontsize=9)
     fig.colorbar(image, ax=list(axes), label="congestion impact")
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)

@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 10: the distribution of congestion impacts over victim/aggressor combinations,
+"""[DeSensi20] Fig. 10: the distribution of congestion impacts over victim/aggressor combinations,
 for each placement, with busier aggressors, and on fewer nodes; Slingshot against Aries.
 
 Each violin summarises one Fig. 9 heatmap (every victim, both aggressors,
@@ -18,6 +18,7 @@ into tens of millions of point-to-point operations.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -27,8 +28,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
+from ..figures import plain_log_labels, save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
 from .congestion_heatmap import SYSTEMS, run_points, study_points  # noqa: E402
-from .output import write_tables  # noqa: E402
+from .output import study_output  # noqa: E402
 from .placement import group_pool  # noqa: E402
 
 PLACEMENTS = ("linear", "interleaved", "random")
@@ -55,23 +60,26 @@ def cases(quick: bool = False) -> List[Tuple[Dict[str, Any], List[Tuple[Dict[str
 def run_congestion_distribution(
     out_dir: Union[str, Path] = "out/congestion-distribution",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run the figure; write ``congestion_distribution.parquet`` (every impact), ``congestion_distribution.png``;
     return a table with one row per panel, case and system (count, median, max of the impacts)."""
     all_cases = cases(quick)
     points = [p for _, ps in all_cases for p in ps]
-    rows = run_points(points, scheduler, workers, progress)
+    started = provenance.now()
+    rows, summaries = run_points(points, scheduler, workers, progress, cache)
     labelled, at = [], 0
     for labels, ps in all_cases:
         labelled += [{**labels, **row} for row in rows[at:at + len(ps)]]
         at += len(ps)
     summary = summarise(labelled)
-    out = write_tables(out_dir, congestion_distribution=labelled)
-    plot(labelled, out / "congestion_distribution.png")
-    return pa.Table.from_pylist(summary)
+    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+        out.write(congestion_distribution=labelled)
+        plot(labelled, out.path / "congestion_distribution.png", out.provenance)
+        return out.table(summary)
 
 
 def summarise(rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
@@ -89,7 +97,7 @@ def summarise(rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     return out
 
 
-def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
+def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """A row of panels per system; in each panel one violin of impacts per case, its maximum on top."""
     systems = list(dict.fromkeys(r["system"] for r in rows))
     panels = list(dict.fromkeys(r["panel"] for r in rows))
@@ -109,11 +117,15 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
                 ax.annotate(f"{max(d):.3g}", (k, max(d)), textcoords="offset points", xytext=(0, 4),
                             ha="center", fontsize=7)
             ax.set_yscale("log")
+            values = [v for _, d in shown for v in d]
+            if values:  # headroom above the highest point for its label, in proportion to the decades shown
+                span = math.log10(max(values) / min(values))
+                ax.set_ylim(min(values) / 10 ** max(0.05 * span, 0.005), max(values) * 10 ** max(0.15 * span, 0.01))
+            plain_log_labels(ax)
+            ax.set_xlim(-0.6, len(names) - 0.4)
             ax.set_xticks(range(len(names)), names, fontsize=8)
             ax.set_title(f"{system}: {panel}", fontsize=9)
             if j == 0:
                 ax.set_ylabel("congestion impact")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)

@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 9: congestion impact of an incast and an all-to-all aggressor on victim jobs,
+"""[DeSensi20] Fig. 9: congestion impact of an incast and an all-to-all aggressor on victim jobs,
 Slingshot against Aries.
 
 The paper splits 512 nodes between a victim and an aggressor (90/10, 50/50
@@ -32,10 +32,15 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
+from matplotlib.colors import LogNorm  # noqa: E402
 
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
+from ..figures import plain_log_labels, save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
 from ..sweep import run_summaries  # noqa: E402
-from .output import write_tables  # noqa: E402
+from .output import study_output  # noqa: E402
 
 SYSTEMS = {"Slingshot": "slingshot-malbec", "Aries": "aries-crystal"}
 VICTIMS = {
@@ -56,7 +61,7 @@ VICTIMS = {
 QUICK_VICTIMS = ("alltoall 128B", "pingpong 8B", "halo3d")
 AGGRESSORS = {"incast": "incast", "all-to-all": "alltoall-aggressor"}
 SPLITS = (0.9, 0.5, 0.1)
-"""Victim share of the nodes (paper 000: 460/52, 256/256, 53/459 of 512)."""
+"""Victim share of the nodes ([DeSensi20]: 460/52, 256/256, 53/459 of 512)."""
 NODES, QUICK_NODES = 448, 96
 AGGRESSOR_BYTES = 131_072
 START_NS = 1_000_000.0
@@ -81,7 +86,7 @@ def victim_job(label: str, count: int, placement: str = "linear", start_ns: floa
 
 
 def split_pool(pool: List[int], count: int, placement: str, seed: int = 0) -> Tuple[List[int], List[int]]:
-    """The victim's ``count`` nodes of ``pool`` and the rest, by placement (paper 000 Fig. 7) within the pool."""
+    """The victim's ``count`` nodes of ``pool`` and the rest, by placement ([DeSensi20] Fig. 7) within the pool."""
     if placement == "linear":
         chosen = pool[:count]
     elif placement == "interleaved":
@@ -166,63 +171,68 @@ def impact_row(iso: Dict[str, Any], con: Dict[str, Any]) -> Dict[str, Any]:
 
 def run_points(
     points: List[Tuple[Dict[str, Any], Config, Config]],
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
-) -> List[Dict[str, Any]]:
-    """Run every point (each distinct isolated config once) and return a row of labels and impact per point."""
-    unique: Dict[str, Config] = {}
-    for _, iso, _ in points:
-        unique.setdefault(repr(iso), iso)
-    iso_keys = list(unique)
-    configs = list(unique.values()) + [con for _, _, con in points]
-    summaries = run_summaries(configs, scheduler, workers, progress)
-    iso_by_key = dict(zip(iso_keys, summaries[: len(iso_keys)]))
-    return [{**labels, **impact_row(iso_by_key[repr(iso)], con_s)}
-            for (labels, iso, _), con_s in zip(points, summaries[len(iso_keys):])]
+    progress: bool = True,
+    cache: CacheLike = True,
+) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
+    """Run every point (identical isolated configs once); return a row of labels and impact per point,
+    and the summaries of every run (isolated then congested, for the study's provenance)."""
+    configs = [iso for _, iso, _ in points] + [con for _, _, con in points]
+    summaries = run_summaries(configs, scheduler, workers, progress, cache)
+    isolated, congested = summaries[: len(points)], summaries[len(points):]
+    rows = [{**labels, **impact_row(iso_s, con_s)} for (labels, _, _), iso_s, con_s in zip(points, isolated, congested)]
+    return rows, summaries
 
 
 def run_congestion_heatmap(
     out_dir: Union[str, Path] = "out/congestion-heatmap",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run the study; write ``congestion_heatmap.parquet`` and ``congestion_heatmap.png``; return the table."""
-    rows = run_points(study_points(quick), scheduler, workers, progress)
-    table = pa.Table.from_pylist(rows)
-    out = write_tables(out_dir, congestion_heatmap=rows)
-    plot(rows, out / "congestion_heatmap.png")
-    return table
+    started = provenance.now()
+    rows, summaries = run_points(study_points(quick), scheduler, workers, progress, cache)
+    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+        out.write(congestion_heatmap=rows)
+        plot(rows, out.path / "congestion_heatmap.png", out.provenance)
+        return out.table(rows)
 
 
-def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
-    """One heatmap per system: victims down, aggressor x victim share across, log colour scale;
-    ">" marks a censored (lower-bound) impact."""
+def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
+    """One heatmap per system: victims down (named once, on the left), aggressor x victim share across,
+    log colour scale from 1x; ">" marks a censored (lower-bound) impact."""
     systems = list(dict.fromkeys(r["system"] for r in rows))
     victims = list(dict.fromkeys(r["victim"] for r in rows))
     columns = list(dict.fromkeys((r["aggressor"], r["victim_share"]) for r in rows))
-    fig, axes = plt.subplots(1, len(systems), figsize=(4 + 1.3 * len(columns) * len(systems), 1 + 0.45 * len(victims)))
-    axes = axes if len(systems) > 1 else [axes]
-    top = max((r["impact"] or 1.0) for r in rows)
-    for ax, system in zip(axes, systems):
+    fig, axes = plt.subplots(1, len(systems), figsize=(3.0 + 1.25 * len(columns) * len(systems), 1.6 + 0.42 * len(victims)),
+                             squeeze=False, sharey=True, layout="constrained")
+    top = max([r["impact"] or 1.0 for r in rows] + [2.0])
+    norm = LogNorm(vmin=1.0, vmax=top)
+    for k, (ax, system) in enumerate(zip(axes[0], systems)):
         grid = [[math.nan] * len(columns) for _ in victims]
         censored = [[False] * len(columns) for _ in victims]
         for r in rows:
             if r["system"] == system and r["impact"] is not None:
                 i, j = victims.index(r["victim"]), columns.index((r["aggressor"], r["victim_share"]))
                 grid[i][j], censored[i][j] = r["impact"], bool(r.get("censored"))
-        image = ax.imshow([[math.log10(max(v, 1.0)) if v == v else math.nan for v in row] for row in grid],
-                          cmap="Reds", vmin=0.0, vmax=max(math.log10(top), 0.5), aspect="auto")
+        image = ax.imshow([[max(v, 1.0) if v == v else math.nan for v in row] for row in grid],
+                          cmap="Reds", norm=norm, aspect="auto")
         for i, row in enumerate(grid):
             for j, v in enumerate(row):
                 if v == v:
-                    ax.text(j, i, (">" if censored[i][j] else "") + f"{v:.1f}", ha="center", va="center", fontsize=8)
-        ax.set_xticks(range(len(columns)), [f"{a}\n{round(100 * s)}/{round(100 - 100 * s)}" for a, s in columns], fontsize=8)
-        ax.set_yticks(range(len(victims)), victims, fontsize=8)
-        ax.set_title(f"{system}: congestion impact")
-    fig.colorbar(image, ax=list(axes), label="log10 impact")
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return path
+                    dark = norm(max(v, 1.0)) > 0.6
+                    ax.text(j, i, (">" if censored[i][j] else "") + f"{v:.1f}", ha="center", va="center", fontsize=8,
+                            color="w" if dark else "k")
+        ax.set_xticks(range(len(columns)), [f"{a}\n{round(100 * s)}/{round(100 - 100 * s)}" for a, s in columns],
+                      fontsize=8)
+        if k == 0:  # the y axis is shared: later panels show no labels of their own
+            ax.set_yticks(range(len(victims)), victims, fontsize=8)
+        ax.set_title(system, fontsize=10)
+    bar = fig.colorbar(image, ax=list(axes[0]), label="congestion impact (log scale)")
+    plain_log_labels(bar.ax)
+    fig.supxlabel("aggressor, victim/aggressor % of nodes", fontsize=8)
+    return save_figure(fig, path, provenance)

@@ -15,10 +15,13 @@ from typing import Dict, List, Optional, Tuple, Union
 
 import pyarrow as pa
 
+from .. import provenance
+from ..cluster import SchedulerLike
 from ..config import Config, load_config
 from ..plots import plot_load_curves
+from ..store import CacheLike
 from ..sweep import configs_at_loads, load_curve_row, run_labelled
-from .output import write_tables
+from .output import study_output
 
 PRESET = "slingshot-malbec"
 ROUTINGS = ("minimal", "valiant", "ugal")
@@ -42,7 +45,7 @@ def demo_points(quick: bool = False) -> List[Tuple[Dict[str, object], Config]]:
     base = load_config(PRESET)
     base["sim"].update(QUICK_WINDOW_NS if quick else WINDOW_NS)
     # A routing study: the routing alone makes the difference, so congestion
-    # control is off and frames are RoCE (paper 000 ran Malbec with ConnectX-5).
+    # control is off and frames are RoCE ([DeSensi20] ran Malbec with ConnectX-5).
     base["congestion"] = {"algorithm": "none"}
     base["nic"]["frame"] = "roce"
     points = []
@@ -59,20 +62,24 @@ def demo_points(quick: bool = False) -> List[Tuple[Dict[str, object], Config]]:
 def run_demo(
     out_dir: Union[str, Path] = "out/demo",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run the study, write ``demo.parquet`` and ``latency_vs_load.png`` into ``out_dir``, return the table."""
-    rows = []
-    for labels, summary in run_labelled(demo_points(quick), scheduler, workers, progress):
+    started = provenance.now()
+    rows, summaries = [], []
+    for labels, summary in run_labelled(demo_points(quick), scheduler, workers, progress, cache):
         row = {"pattern": labels["pattern"], "routing": labels["routing"]}
         row.update(load_curve_row(labels["load"], summary))
         rows.append(row)
-    table = pa.Table.from_pylist(rows)
-    out = write_tables(out_dir, demo=rows)
-    plot_load_curves(
-        table, out / "latency_vs_load.png", label_column="routing", facet_column="pattern",
-        title="Malbec (484 nodes): minimal, Valiant and UGAL routing",
-    )
+        summaries.append(summary)
+    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+        table = out.table(rows)
+        out.write(demo=rows)
+        plot_load_curves(
+            table, out.path / "latency_vs_load.png", label_column="routing", facet_column="pattern",
+            title="Malbec (484 nodes): minimal, Valiant and UGAL routing", provenance=out.provenance,
+        )
     return table

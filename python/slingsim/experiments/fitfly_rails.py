@@ -1,6 +1,6 @@
-"""Paper 003 Fig. 3: offered against accepted load of Slim Fly and Fit Fly with 2, 4 and 8 rails.
+"""[McGlohon19] Fig. 3: offered against accepted load of Slim Fly and Fit Fly with 2, 4 and 8 rails.
 
-Fit Fly (paper 003 Sec. 4.2.2) stacks P independent Slim Fly planes and
+Fit Fly ([McGlohon19] Sec. 4.2.2) stacks P independent Slim Fly planes and
 gives every node one rail per plane. Its Fig. 3 offers uniform random
 traffic to Slim Fly and to dual-, quad- and octo-rail Fit Fly (planes equal
 rails) and shows that the accepted load grows in proportion to the number of
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import matplotlib
 
@@ -23,8 +23,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
+from ..figures import save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
-from .output import write_tables  # noqa: E402
+from .output import study_output  # noqa: E402
 
 RAILS = (1, 2, 4, 8)
 """1 = Slim Fly; 2, 4, 8 = Fit Fly with as many planes as rails."""
@@ -43,7 +47,7 @@ def network(rails: int, quick: bool) -> Config:
     if quick:
         topo["q"] = 5
         topo["endpoints_per_switch"] = 4
-    cfg["nic"]["rail_selection"] = "congestion"  # paper 003 Table 2: planar selection CONGESTION
+    cfg["nic"]["rail_selection"] = "congestion"  # [McGlohon19] Table 2: planar selection CONGESTION
     cfg["sim"].update({"warmup_ns": 5000, "duration_ns": 10000 if quick else 20000})
     cfg["traffic"] = [{"name": "uniform", "pattern": "uniform", "load": 0.5}]
     return cfg
@@ -67,13 +71,16 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, object], Config]]:
 def run_fitfly_rails(
     out_dir: Union[str, Path] = "out/fitfly-rails",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run the study; write ``fitfly_rails.parquet`` and ``accepted_vs_offered.png``; return the table."""
-    rows = []
-    for labels, s in run_labelled(study_points(quick), scheduler, workers, progress):
+    started = provenance.now()
+    rows, summaries = [], []
+    for labels, s in run_labelled(study_points(quick), scheduler, workers, progress, cache):
+        summaries.append(s)
         rails = labels["rails"]
         rows.append({
             **labels,
@@ -82,14 +89,14 @@ def run_fitfly_rails(
             "latency_mean_ns": s["latency_ns"]["mean"],
             "hops_mean": s["hops_mean"],
         })
-    table = pa.Table.from_pylist(rows)
-    out = write_tables(out_dir, fitfly_rails=rows)
-    plot(rows, out / "accepted_vs_offered.png", quick)
-    return table
+    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+        out.write(fitfly_rails=rows)
+        plot(rows, out.path / "accepted_vs_offered.png", quick, out.provenance)
+        return out.table(rows)
 
 
-def plot(rows: List[Dict[str, object]], path: Path, quick: bool) -> Path:
-    """Accepted against offered load, one line per network (paper 003 Fig. 3)."""
+def plot(rows: List[Dict[str, object]], path: Path, quick: bool, provenance: Optional[Dict[str, Any]] = None) -> Path:
+    """Accepted against offered load, one line per network ([McGlohon19] Fig. 3)."""
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for name in dict.fromkeys(r["network"] for r in rows):
         line = sorted((r for r in rows if r["network"] == name), key=lambda r: r["offered_percent"])
@@ -100,6 +107,4 @@ def plot(rows: List[Dict[str, object]], path: Path, quick: bool) -> Path:
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)

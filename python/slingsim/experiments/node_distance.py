@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 4: latency and bandwidth between two nodes at different distances on an idle Malbec.
+"""[DeSensi20] Fig. 4: latency and bandwidth between two nodes at different distances on an idle Malbec.
 
 Two nodes on the same switch (1 switch), on two switches of one group
 (2 switches) or in two groups (3 switches on the minimal path), for message
@@ -28,8 +28,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ..config import Config, load_config  # noqa: E402
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
+from ..figures import save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
-from .output import write_tables  # noqa: E402
+from .output import study_output  # noqa: E402
 
 SYSTEM = "slingshot-malbec"
 DISTANCES = {"same switch": (0, 1), "same group": (0, 16), "different groups": (0, 144)}
@@ -75,14 +79,18 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
 def run_node_distance(
     out_dir: Union[str, Path] = "out/node-distance",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run the study; write ``node_distance.parquet`` and ``node_distance.png``; return one row per distance and
     size with the half round trip (us) and bandwidth (Gb/s)."""
+    started = provenance.now()
     merged: Dict[Tuple[str, int], Dict[str, Any]] = {}
-    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress):
+    summaries = []
+    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress, cache):
+        summaries.append(summary)
         mean_ns = summary["jobs"]["pair"]["iteration_ns"]["mean"]
         row = merged.setdefault((labels["distance"], labels["bytes"]),
                                 {"distance": labels["distance"], "bytes": labels["bytes"]})
@@ -91,12 +99,13 @@ def run_node_distance(
         else:
             row["bandwidth_gbps"] = WINDOW * labels["bytes"] * 8 / mean_ns
     rows = list(merged.values())
-    out = write_tables(out_dir, node_distance=rows)
-    plot(rows, out / "node_distance.png")
-    return pa.Table.from_pylist(rows)
+    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+        out.write(node_distance=rows)
+        plot(rows, out.path / "node_distance.png", out.provenance)
+        return out.table(rows)
 
 
-def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
+def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """Half round trip and bandwidth against message size, one line per distance."""
     fig, (lat, bw) = plt.subplots(1, 2, figsize=(9, 3.4))
     for distance in dict.fromkeys(r["distance"] for r in rows):
@@ -112,6 +121,4 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
     lat.legend(fontsize=8)
     fig.suptitle("Malbec, idle: two nodes at three distances", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)

@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 11: congestion impact on applications using all 1024 nodes of Shandy.
+"""[DeSensi20] Fig. 11: congestion impact on applications using all 1024 nodes of Shandy.
 
 The paper splits Shandy between an application (MILC, HPCG, LAMMPS, FFT) and
 an incast or all-to-all aggressor, 25/75, 50/50 and 75/25, with the random
@@ -17,8 +17,11 @@ from typing import Optional, Union
 
 import pyarrow as pa
 
+from .. import provenance
+from ..cluster import SchedulerLike
+from ..store import CacheLike
 from .congestion_heatmap import plot, run_points, study_points
-from .output import write_tables
+from .output import study_output
 
 SYSTEMS = {"Slingshot": "slingshot-shandy"}
 APPLICATIONS = ("MILC", "HPCG", "LAMMPS", "FFT")
@@ -42,12 +45,15 @@ def points(quick: bool = False):
 def run_shandy_applications(
     out_dir: Union[str, Path] = "out/shandy-applications",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run the figure; write ``shandy_applications.parquet`` and ``shandy_applications.png``; return the table."""
-    rows = run_points(points(quick), scheduler, workers, progress)
-    out = write_tables(out_dir, shandy_applications=rows)
-    plot(rows, out / "shandy_applications.png")
-    return pa.Table.from_pylist(rows)
+    started = provenance.now()
+    rows, summaries = run_points(points(quick), scheduler, workers, progress, cache)
+    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+        out.write(shandy_applications=rows)
+        plot(rows, out.path / "shandy_applications.png", out.provenance)
+        return out.table(rows)

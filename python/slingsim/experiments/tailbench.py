@@ -1,4 +1,4 @@
-"""Paper 000 Fig. 8: request latency of Tailbench services alone and beside an incast, Aries against Slingshot.
+"""[DeSensi20] Fig. 8: request latency of Tailbench services alone and beside an incast, Aries against Slingshot.
 
 The paper runs Silo, Xapian, Img-dnn and Sphinx (client-server services,
 Table I) on 10% of the nodes, linear allocation, beside an incast aggressor
@@ -29,9 +29,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
+from ..figures import plain_log_labels, save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
-from .output import write_tables  # noqa: E402
+from .output import study_output  # noqa: E402
 
 SYSTEMS = {"Slingshot": "slingshot-malbec", "Aries": "aries-crystal"}
 SPHINX_SERVICE_NS = 3e6
@@ -80,13 +84,16 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
 def run_tailbench(
     out_dir: Union[str, Path] = "out/tailbench",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run the study; write ``tailbench.parquet`` and ``tailbench.png``; return the table (latencies in us)."""
-    rows = []
-    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress):
+    started = provenance.now()
+    rows, summaries = [], []
+    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress, cache):
+        summaries.append(summary)
         timed = summary["jobs"]["victim"]["timed_ns"] or {}
         rows.append({**labels, "requests": timed.get("count", 0),
                      **{f"{k}_us": timed[k] / 1e3 if k in timed else None for k in ("mean", "p50", "p95", "p99")},
@@ -96,13 +103,18 @@ def run_tailbench(
         base = isolated[(r["system"], r["service"])]
         for k in ("mean", "p99"):
             r[f"impact_{k}"] = r[f"{k}_us"] / base[f"{k}_us"] if r[f"{k}_us"] and base[f"{k}_us"] else None
-    table = pa.Table.from_pylist(rows)
-    out = write_tables(out_dir, tailbench=rows)
-    plot(rows, out / "tailbench.png")
-    return table
+    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+        out.write(tailbench=rows)
+        plot(rows, out.path / "tailbench.png", out.provenance)
+        return out.table(rows)
 
 
-def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
+def _us_label(value: float) -> str:
+    """A latency in us for a label: 3,810 or 63.7."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """Per service (columns) and system (rows): median, p95 and p99 request latency, alone and with the incast."""
     systems = list(dict.fromkeys(r["system"] for r in rows))
     services = list(dict.fromkeys(r["service"] for r in rows))
@@ -119,16 +131,16 @@ def plot(rows: List[Dict[str, Any]], path: Path) -> Path:
                 ax.plot(x, r["p50_us"], "o", color="C0", label="median" if x == 0 else None)
                 ax.plot(x, r["p95_us"], "s", color="C1", label="p95" if x == 0 else None)
                 ax.plot(x, r["p99_us"], "^", color="C3", label="p99" if x == 0 else None)
-                ax.annotate(f"{r['p99_us']:.3g}", (x, r["p99_us"]), textcoords="offset points", xytext=(6, 0),
-                            fontsize=7)
+                ax.annotate(_us_label(r["p99_us"]), (x, r["p99_us"]), textcoords="offset points", xytext=(7, 0),
+                            va="center", fontsize=7)
             ax.set_yscale("log")
-            ax.set_xlim(-0.5, len(cases) - 0.5)
+            plain_log_labels(ax)
+            # Room on the right of the last case for its p99 label.
+            ax.set_xlim(-0.5, len(cases) - 1 + 0.95)
             ax.set_xticks(range(len(cases)), [r["condition"] for r in cases], fontsize=8)
             ax.set_title(f"{system}: {service}", fontsize=9)
             if j == 0:
                 ax.set_ylabel("request latency (us)")
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)

@@ -1,4 +1,4 @@
-"""Paper 000 Figs. 13 and 14: traffic classes on Malbec with its global bandwidth tapered to 25%.
+"""[DeSensi20] Figs. 13 and 14: traffic classes on Malbec with its global bandwidth tapered to 25%.
 
 Fig. 13 (``traffic-classes-latency``): an 8 B allreduce job runs beside a
 256 KiB alltoall job that starts 0.4 ms into the test. In the alltoall's
@@ -13,7 +13,7 @@ all of it.
 As in the paper, each job has 64 nodes and the two are interleaved. Here
 the 128 nodes are the first 8 of every switch of groups 0 and 1 (node i
 to the first job, i + 1 to the second), so both jobs cross the tapered
-global links between the two groups; paper 000 does not say which groups
+global links between the two groups; [DeSensi20] does not say which groups
 its nodes were in. The
 taper is ``links.global_bandwidth_bps`` = 25% of 200 Gb/s. Jobs run one
 process per node (the paper: 16), which keeps the alltoall's pairwise
@@ -41,15 +41,19 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
+from ..figures import plain_log_labels, save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
-from ..sweep import fan_out, run_summaries, simulate_result  # noqa: E402
-from .output import write_tables  # noqa: E402
+from ..sweep import run_many, run_summaries  # noqa: E402
+from .output import study_output  # noqa: E402
 from .placement import nodes_per_group, nodes_per_switch  # noqa: E402
 
 SYSTEM = "slingshot-malbec"
 TAPER = 0.25
 CLASSES = [{"name": "tc1", "dscp": 10, "min_share": 0.8}, {"name": "tc2", "dscp": 20, "min_share": 0.1}]
-"""Paper 000 Sec. III-B: TC1 with a minimum of 80% of the bandwidth, TC2 with 10%."""
+"""[DeSensi20] Sec. III-B: TC1 with a minimum of 80% of the bandwidth, TC2 with 10%."""
 ALLTOALL_START_NS = 400_000.0
 ALLREDUCE_ITERATIONS = 400
 ALLTOALL_BYTES = 262_144
@@ -110,14 +114,16 @@ def iteration_series(summary: Dict[str, Any]) -> List[Tuple[float, float]]:
 def run_traffic_classes_latency(
     out_dir: Union[str, Path] = "out/traffic-classes-latency",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run Fig. 13; write ``traffic_classes_latency.parquet`` (one row per case), ``..._iterations.parquet``
     (every allreduce iteration) and ``traffic_classes_latency.png``; return the case table."""
+    started = provenance.now()
     configs = latency_configs()
-    summaries = dict(zip(configs, run_summaries(list(configs.values()), scheduler, workers, progress)))
+    summaries = dict(zip(configs, run_summaries(list(configs.values()), scheduler, workers, progress, cache)))
     isolated = statistics.fmean(t for _, t in iteration_series(summaries["isolated"]))
     rows, series_rows = [], []
     for case, summary in summaries.items():
@@ -127,10 +133,10 @@ def run_traffic_classes_latency(
         rows.append({"case": case, "iterations": len(during), "mean_ns": mean,
                      "p99_ns": _percentile(during, 0.99), "impact": mean / isolated if mean else None})
         series_rows += [{"case": case, "end_ns": end, "time_ns": t} for end, t in series]
-    table = pa.Table.from_pylist(rows)
-    out = write_tables(out_dir, traffic_classes_latency=rows, traffic_classes_latency_iterations=series_rows)
-    plot_latency(series_rows, rows, out / "traffic_classes_latency.png")
-    return table
+    with study_output(out_dir, summaries.values(), started, {"quick": quick}) as out:
+        out.write(traffic_classes_latency=rows, traffic_classes_latency_iterations=series_rows)
+        plot_latency(series_rows, rows, out.path / "traffic_classes_latency.png", out.provenance)
+        return out.table(rows)
 
 
 def _percentile(values: List[float], q: float) -> Optional[float]:
@@ -140,7 +146,8 @@ def _percentile(values: List[float], q: float) -> Optional[float]:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def plot_latency(series_rows: List[Dict[str, Any]], rows: List[Dict[str, Any]], path: Path) -> Path:
+def plot_latency(series_rows: List[Dict[str, Any]], rows: List[Dict[str, Any]], path: Path,
+                 provenance: Optional[Dict[str, Any]] = None) -> Path:
     """Allreduce iteration time against time, one line per case; the alltoall's start marked."""
     impact = {r["case"]: r["impact"] for r in rows}
     fig, ax = plt.subplots(figsize=(7, 3.5))
@@ -148,15 +155,14 @@ def plot_latency(series_rows: List[Dict[str, Any]], rows: List[Dict[str, Any]], 
         points = [(r["end_ns"] / 1e3, r["time_ns"] / 1e3) for r in series_rows if r["case"] == case]
         label = case if case == "isolated" else f"{case} ({impact[case]:.2f}x)"
         ax.plot([p[0] for p in points], [p[1] for p in points], lw=0.8, label=label)
-    ax.axvline(ALLTOALL_START_NS / 1e3, color="grey", ls=":", lw=1)
+    ax.axvline(ALLTOALL_START_NS / 1e3, color="grey", ls=":", lw=1, label="alltoall starts")
     ax.set_yscale("log")
+    plain_log_labels(ax)
     ax.set_xlabel("time (us)")
     ax.set_ylabel("8 B allreduce (us)")
     ax.set_title("allreduce beside a 256 KiB alltoall, Malbec tapered to 25%", fontsize=9)
     ax.legend(fontsize=8)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)
 
 
 def bandwidth_configs() -> Dict[str, Config]:
@@ -206,14 +212,16 @@ def bandwidth_phases(timeline: List[Dict[str, Any]], flows: List[Dict[str, Any]]
 def run_traffic_classes_bandwidth(
     out_dir: Union[str, Path] = "out/traffic-classes-bandwidth",
     quick: bool = False,
-    scheduler: Optional[str] = None,
+    scheduler: SchedulerLike = None,
     workers: Optional[int] = None,
-    progress: bool = False,
+    progress: bool = True,
+    cache: CacheLike = True,
 ) -> pa.Table:
     """Run Fig. 14; write ``traffic_classes_bandwidth.parquet`` (one row per case),
     ``..._timeline.parquet`` and ``traffic_classes_bandwidth.png``; return the case table."""
+    started = provenance.now()
     configs = bandwidth_configs()
-    results = fan_out(simulate_result, list(configs.values()), scheduler, workers, progress)
+    results = run_many(list(configs.values()), scheduler, workers, progress, cache)
     rows, timeline_rows = [], []
     for case, result in zip(configs, results):
         timeline = result.timeline.to_pylist()
@@ -224,13 +232,13 @@ def run_traffic_classes_bandwidth(
                      "end_reason": result.summary["end_reason"]})
         timeline_rows += [{"case": case, "job": r["source"], "t_ns": r["t_ns"], "gbps": r["throughput_gbps"]}
                           for r in timeline]
-    table = pa.Table.from_pylist(rows)
-    out = write_tables(out_dir, traffic_classes_bandwidth=rows, traffic_classes_bandwidth_timeline=timeline_rows)
-    plot_bandwidth(timeline_rows, out / "traffic_classes_bandwidth.png")
-    return table
+    with study_output(out_dir, [r.summary for r in results], started, {"quick": quick}) as out:
+        out.write(traffic_classes_bandwidth=rows, traffic_classes_bandwidth_timeline=timeline_rows)
+        plot_bandwidth(timeline_rows, out.path / "traffic_classes_bandwidth.png", out.provenance)
+        return out.table(rows)
 
 
-def plot_bandwidth(timeline_rows: List[Dict[str, Any]], path: Path) -> Path:
+def plot_bandwidth(timeline_rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """Delivered Gb/s of each job against time, one panel per case (Fig. 14's layout)."""
     cases = list(dict.fromkeys(r["case"] for r in timeline_rows))
     fig, axes = plt.subplots(len(cases), 1, figsize=(7, 2.4 * len(cases)), sharex=True, squeeze=False)
@@ -242,6 +250,4 @@ def plot_bandwidth(timeline_rows: List[Dict[str, Any]], path: Path) -> Path:
         ax.set_title(case, fontsize=9)
         ax.legend(fontsize=8)
     axes[-1, 0].set_xlabel("time (us)")
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, provenance)

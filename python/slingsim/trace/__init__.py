@@ -13,6 +13,7 @@ Scaling or dropping the compute between calls is a replay setting, not done here
 """
 from __future__ import annotations
 
+import errno
 import json
 from pathlib import Path
 from typing import Any, Dict, Tuple, Union
@@ -25,7 +26,8 @@ OTF2 = "otf2"
 
 def trace_format(path: PathLike) -> str:
     """``"dumpi"`` for a ``.meta`` file or a directory holding one, ``"otf2"`` for
-    a ``.otf2`` anchor file or a directory holding one; ``ValueError`` otherwise."""
+    a ``.otf2`` anchor file or a directory holding one; ``FileNotFoundError`` if
+    ``path`` does not exist, ``ValueError`` for anything else."""
     p = Path(path)
     if p.is_file():
         if p.suffix == ".meta":
@@ -41,7 +43,7 @@ def trace_format(path: PathLike) -> str:
         if not found:
             raise ValueError(f"{p}: no DUMPI .meta file and no OTF2 .otf2 anchor file in this directory")
         raise ValueError(f"{p}: holds both a DUMPI and an OTF2 trace; name the .meta or .otf2 file to read")
-    raise ValueError(f"{p}: no such file or directory")
+    raise FileNotFoundError(errno.ENOENT, f"{p}: no such file or directory", str(p))
 
 
 def load(path: PathLike) -> Dict[str, Any]:

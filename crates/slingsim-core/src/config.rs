@@ -3,10 +3,10 @@
 //! into JSON); unknown keys are rejected with their path.
 
 use crate::error::{ConfigError, Result};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// A whole simulation.
-#[derive(Clone, Debug, Deserialize, Default)]
+#[derive(Clone, Debug, Deserialize, Serialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub topology: TopologyConfig,
@@ -32,7 +32,7 @@ pub struct Config {
 
 /// Congestion control (MODEL.md Sec. 5); docs/congestion.md explains each
 /// default.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CongestionConfig {
     /// `none` (back-pressure only), `dcqcn` or `slingshot`.
@@ -100,7 +100,7 @@ impl Default for CongestionConfig {
 }
 
 /// One traffic class (MODEL.md Sec. 6, paper 000 Sec. III-B).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ClassConfig {
     pub name: String,
@@ -117,8 +117,10 @@ pub struct ClassConfig {
     /// instead of waiting (no back-pressure).
     pub lossy: bool,
     /// Routing mode of the class's packets (default: the source's).
-    pub routing: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routing: Option<crate::routing::Algorithm>,
     /// Minimal-path bias of the class (default: `routing.bias_bytes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub bias_bytes: Option<f64>,
 }
 
@@ -129,7 +131,7 @@ impl Default for ClassConfig {
 }
 
 /// Output arbitration between traffic classes.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct QosConfig {
     /// Time constant of the moving average of each class's share of a link.
@@ -146,7 +148,7 @@ impl Default for QosConfig {
 }
 
 /// Unit prices for the cost analytics (defaults: paper 003 Table 4, EDR).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CostConfig {
     /// Price of one link (cable), terminal links included.
@@ -162,11 +164,11 @@ impl Default for CostConfig {
 }
 
 /// Topology family and its parameters (MODEL.md Sec. 3).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TopologyConfig {
-    /// Topology family; this release builds `dragonfly`.
-    pub kind: String,
+    /// Topology family: `dragonfly`, `slimfly`, `fitfly`, `megafly`, `fattree` or `aries`.
+    pub kind: crate::topology::Family,
     /// Groups g.
     pub groups: u32,
     /// Switches per group a.
@@ -178,37 +180,47 @@ pub struct TopologyConfig {
     /// Global ports per switch h.
     pub global_ports_per_switch: u32,
     /// Links per pair of groups; `None` = as many as the ports allow.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub global_links_per_group_pair: Option<u32>,
     /// Fraction of the maximum links per group pair that is cabled.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub taper: Option<f64>,
     /// Global wiring: `consecutive` or `round-robin`.
     pub arrangement: String,
     /// Ports per switch (Rosetta: 64).
     pub radix: u32,
     /// Populated nodes; `None` = every endpoint port / rails.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u32>,
     /// NIC rails per node (per plane for multi-plane families).
     pub rails: u32,
     /// Slim Fly / Fit Fly: prime power q of the MMS graph (2q^2 routers per plane).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub q: Option<u32>,
     /// Fit Fly: independent router planes, one rail per plane per node.
     pub planes: u32,
     /// Megafly: leaf routers (endpoints, up links) per group.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub leaves_per_group: Option<u32>,
     /// Megafly: spine routers (down links, global links) per group.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub spines_per_group: Option<u32>,
     /// Aries: rows (chassis) and columns (slots) of routers in a group.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rows: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub columns: Option<u32>,
     /// Aries: parallel links between two routers of a row / of a column.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub row_links: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub column_links: Option<u32>,
 }
 
 impl Default for TopologyConfig {
     fn default() -> Self {
         TopologyConfig {
-            kind: "dragonfly".into(),
+            kind: crate::topology::Family::Dragonfly,
             groups: 4,
             switches_per_group: 8,
             endpoints_per_switch: 16,
@@ -233,7 +245,7 @@ impl Default for TopologyConfig {
 }
 
 /// NIC parameters (MODEL.md Sec. 2).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NicConfig {
     /// Injection bandwidth per rail, bits/s.
@@ -241,10 +253,10 @@ pub struct NicConfig {
     /// Maximum payload per packet, bytes.
     pub mtu_payload: u32,
     /// Frame format: `roce`, `slingshot` or `aries`.
-    pub frame: String,
+    pub frame: crate::nic::Frame,
     /// Which rail a message leaves on: `round-robin`, `path` (fewest hops),
     /// `congestion` (least backlog at the NIC) or `random` (paper 003 Sec. 4.3).
-    pub rail_selection: String,
+    pub rail_selection: crate::nic::RailSelection,
     /// Flit size for the NIC counters' flit counts (paper 004 Sec. 2.3):
     /// a packet of W wire bytes is ceil(W / flit_bytes) flits *(assumed 16)*.
     pub flit_bytes: u32,
@@ -262,8 +274,8 @@ impl Default for NicConfig {
         NicConfig {
             bandwidth_bps: 100e9,
             mtu_payload: 4096,
-            frame: "roce".into(),
-            rail_selection: "round-robin".into(),
+            frame: crate::nic::Frame::Roce,
+            rail_selection: crate::nic::RailSelection::RoundRobin,
             flit_bytes: 16,
             max_outstanding_packets: 0,
             retry_timeout_ns: 10_000.0,
@@ -273,7 +285,7 @@ impl Default for NicConfig {
 }
 
 /// Link parameters (MODEL.md Sec. 2).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LinkConfig {
     /// Switch-to-switch bandwidth, bits/s.
@@ -285,6 +297,7 @@ pub struct LinkConfig {
     pub fec_latency_ns: f64,
     /// Bandwidth of global (inter-group) links if it differs from
     /// `bandwidth_bps` (Aries: optical 4.7 GB/s against electrical 5.25 GB/s).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub global_bandwidth_bps: Option<f64>,
     /// Bit-error rate of every link; a corrupted packet is replayed by
     /// link-level retry (paper 000 Sec. II-F), costing a link round trip.
@@ -297,7 +310,7 @@ pub struct LinkConfig {
 }
 
 /// A cable that goes down at `at_ns` (both directions).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FailedLink {
     pub switch: u32,
@@ -308,7 +321,7 @@ pub struct FailedLink {
 
 /// A cable running on `lanes` of its 4 lanes (lane degrade, paper 002
 /// Sec. II-B): both directions at lanes/4 of the bandwidth.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DegradedLink {
     pub switch: u32,
@@ -333,7 +346,7 @@ impl Default for LinkConfig {
 }
 
 /// Switch parameters (Rosetta defaults, MODEL.md Sec. 2).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SwitchConfig {
     /// Fall-through latency port to port.
@@ -351,11 +364,11 @@ impl Default for SwitchConfig {
 }
 
 /// Routing choice (MODEL.md Sec. 4).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RoutingConfig {
-    /// `minimal`, `valiant` or `ugal`.
-    pub algorithm: String,
+    /// The routing mode of every packet that names none (docs/config.md lists them).
+    pub algorithm: crate::routing::Algorithm,
     /// UGAL keeps the minimal path unless it costs this many byte-hops more.
     pub ugal_threshold_bytes: f64,
     /// Slingshot adaptive routing's bias toward minimal paths (byte-hops
@@ -373,7 +386,7 @@ impl Default for RoutingConfig {
         // occupancy even on an idle network (a few packets x 3 hops), and
         // without this margin UGAL sends ~20% of light traffic non-minimally.
         RoutingConfig {
-            algorithm: "minimal".into(),
+            algorithm: crate::routing::Algorithm::Minimal,
             ugal_threshold_bytes: 65_536.0,
             bias_bytes: 65_536.0,
             aries_low_bias_bytes: 16_384.0,
@@ -383,7 +396,7 @@ impl Default for RoutingConfig {
 }
 
 /// Run control and measurement.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SimConfig {
     pub seed: u64,
@@ -405,9 +418,11 @@ pub struct SimConfig {
     /// sending, unmeasured) until every measured packet injected in the
     /// window is delivered, for at most this long (default: duration_ns).
     /// Without it, latency would count only the packets that got through.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub drain_ns: Option<f64>,
     /// With MPI jobs: end the run when this job finishes (default: when
     /// every job without `repeat` has).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_after_job: Option<String>,
 }
 
@@ -430,29 +445,35 @@ impl Default for SimConfig {
 }
 
 /// One named synthetic traffic source (MODEL.md Sec. 7).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrafficConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    pub pattern: String,
+    pub pattern: crate::traffic::PatternKind,
     /// `bernoulli` (a message per message-slot with probability `load`) or
     /// `poisson` (exponential gaps of mean slot / load).
-    pub process: String,
+    pub process: crate::traffic::Process,
     pub load: f64,
     pub message_bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub flow_bytes: Option<u64>,
     pub flows_per_node: u32,
     pub start_ns: f64,
     /// `"all"`, `{count}`, `{fraction}` or `{list}`; parsed by `traffic::nodes`.
     pub nodes: serde_json::Value,
-    pub placement: String,
+    pub placement: crate::traffic::nodes::Placement,
     pub target: u32,
     /// Routing mode of this source's packets (default: `routing.algorithm`).
-    pub routing: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routing: Option<crate::routing::Algorithm>,
     /// Traffic class by name, or by DSCP code point (`dscp`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dscp: Option<u32>,
     /// Bernoulli sources stop generating at this time.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_ns: Option<f64>,
 }
 
@@ -460,15 +481,15 @@ impl Default for TrafficConfig {
     fn default() -> Self {
         TrafficConfig {
             name: None,
-            pattern: "uniform".into(),
-            process: "bernoulli".into(),
+            pattern: crate::traffic::PatternKind::Uniform,
+            process: crate::traffic::Process::Bernoulli,
             load: 0.5,
             message_bytes: 4096,
             flow_bytes: None,
             flows_per_node: 1,
             start_ns: 0.0,
             nodes: serde_json::Value::String("all".into()),
-            placement: "linear".into(),
+            placement: crate::traffic::nodes::Placement::Linear,
             target: 0,
             routing: None,
             class: None,
@@ -493,6 +514,24 @@ impl Config {
         }
         cfg.check_numbers()?;
         Ok(cfg)
+    }
+
+    /// The config as the engine reads it, every default written out (the
+    /// `[topology]` keys of its family only, with the family's own
+    /// defaults), as JSON: what a result records to say what produced it.
+    /// [`Config::from_json`] of it gives this same config.
+    pub fn resolved(&self) -> serde_json::Value {
+        use crate::topology::{aries, family_keys, Family};
+        let mut cfg = self.clone();
+        if cfg.topology.kind == Family::Aries {
+            cfg.topology = aries::with_defaults(&cfg.topology, &cfg.topology_keys);
+        }
+        let mut value = serde_json::to_value(&cfg).expect("every config type serializes");
+        let keys = family_keys(cfg.topology.kind);
+        if let Some(t) = value.get_mut("topology").and_then(|t| t.as_object_mut()) {
+            t.retain(|k, _| keys.contains(&k.as_str()));
+        }
+        value
     }
 
     /// Checks the ranges of numeric fields that are not topology-specific.
@@ -670,6 +709,54 @@ mod tests {
         let e = Config::from_json(r#"{"topology": {"grups": 3}}"#).unwrap_err();
         assert_eq!(e.field, "topology.grups");
         assert!(e.message.contains("grups"), "{e}");
+    }
+
+    /// What a config means to the engine: the given-keys bookkeeping set
+    /// aside and a family's own defaults applied.
+    fn meaning(cfg: &Config) -> String {
+        let mut cfg = cfg.clone();
+        if cfg.topology.kind == crate::topology::Family::Aries {
+            cfg.topology = crate::topology::aries::with_defaults(&cfg.topology, &cfg.topology_keys);
+        }
+        cfg.topology_keys.clear();
+        format!("{cfg:?}")
+    }
+
+    #[test]
+    fn a_resolved_config_reads_back_as_the_same_config() {
+        for text in [
+            "{}",
+            r#"{"topology": {"kind": "aries", "groups": 2}, "routing": {"algorithm": "adaptive-1"}, "nic": {"frame": "aries"}}"#,
+            r#"{"topology": {"kind": "fattree", "radix": 8, "taper": 0.5}, "congestion": {"algorithm": "dcqcn"}}"#,
+            r#"{"classes": [{"name": "a", "dscp": 1, "routing": "in-order", "ordered": true}],
+                "traffic": [{"name": "u", "pattern": "incast", "target": 2, "placement": "random", "process": "poisson", "nodes": {"count": 4}}],
+                "job": [{"name": "j", "workload": "halo3d", "routing": "app-aware", "params": {"px": 2}},
+                        {"workload": "program", "program": {"ranks": 1, "comms": [[0]], "ops": [[{"op": "compute", "ns": 5.5}]]}}]}"#,
+        ] {
+            let cfg = Config::from_json(text).unwrap();
+            let resolved = cfg.resolved();
+            let again = Config::from_json(&resolved.to_string()).unwrap_or_else(|e| panic!("{e}: {resolved}"));
+            assert_eq!(meaning(&again), meaning(&cfg), "{resolved}");
+            assert_eq!(again.resolved(), resolved);
+        }
+        // Every default is written out.
+        let r = Config::from_json("{}").unwrap().resolved();
+        assert_eq!(r["switch"]["buffer_bytes"], 131_072);
+        assert_eq!(r["routing"]["algorithm"], "minimal");
+        assert_eq!(r["topology"]["kind"], "dragonfly");
+        assert!(r["topology"].get("q").is_none(), "keys of other families are left out");
+    }
+
+    #[test]
+    fn a_bad_name_lists_the_valid_ones() {
+        let e = Config::from_json(r#"{"nic": {"frame": "infiniband"}}"#).unwrap_err();
+        assert_eq!(e.field, "nic.frame");
+        assert!(e.message.contains("choose one of: roce, slingshot, aries"), "{e}");
+        let e = Config::from_json(r#"{"job": [{"routing": "fast"}]}"#).unwrap_err();
+        assert_eq!(e.field, "job[0].routing");
+        assert!(e.message.contains("app-aware") && e.message.contains("adaptive-3"), "{e}");
+        let e = Config::from_json(r#"{"topology": {"kind": "torus"}}"#).unwrap_err();
+        assert!(e.message.contains("dragonfly, slimfly, fitfly, megafly, fattree, aries"), "{e}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! NIC-side models: frame formats and packetization (MODEL.md Sec. 2,
 //! paper 000 Sec. II-F, 002 Sec. II-B).
 
-use crate::error::{ConfigError, Result};
+use crate::names::Named;
 
 /// Per-packet wire format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,32 +30,24 @@ pub enum RailSelection {
     Random,
 }
 
-impl RailSelection {
-    /// Parses `nic.rail_selection`.
-    pub fn parse(name: &str) -> Result<RailSelection> {
-        match name {
-            "round-robin" => Ok(RailSelection::RoundRobin),
-            "path" => Ok(RailSelection::Path),
-            "congestion" => Ok(RailSelection::Congestion),
-            "random" => Ok(RailSelection::Random),
-            other => Err(ConfigError::new(
-                "nic.rail_selection",
-                format!("unknown rail selection {other:?}; use round-robin, path, congestion or random"),
-            )),
-        }
-    }
+impl Named for RailSelection {
+    const WHAT: &'static str = "rail selection";
+    const REGISTRY: &'static [(&'static str, Self)] = &[
+        ("round-robin", RailSelection::RoundRobin),
+        ("path", RailSelection::Path),
+        ("congestion", RailSelection::Congestion),
+        ("random", RailSelection::Random),
+    ];
 }
+crate::named_serde!(RailSelection);
+
+impl Named for Frame {
+    const WHAT: &'static str = "frame format";
+    const REGISTRY: &'static [(&'static str, Self)] = &[("roce", Frame::Roce), ("slingshot", Frame::Slingshot), ("aries", Frame::Aries)];
+}
+crate::named_serde!(Frame);
 
 impl Frame {
-    /// Parses `nic.frame`.
-    pub fn parse(name: &str) -> Result<Frame> {
-        match name {
-            "roce" => Ok(Frame::Roce),
-            "slingshot" => Ok(Frame::Slingshot),
-            "aries" => Ok(Frame::Aries),
-            other => Err(ConfigError::new("nic.frame", format!("unknown frame format {other:?}; use \"roce\", \"slingshot\" or \"aries\""))),
-        }
-    }
 
     /// Bytes on the wire for a packet carrying `payload` bytes.
     #[inline]

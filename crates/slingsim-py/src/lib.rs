@@ -4,9 +4,6 @@
 //! place (`engine_error`). Long calls release the GIL so Dask threads run in
 //! parallel.
 
-mod debug_value;
-mod resolved;
-
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -87,7 +84,7 @@ fn build_commit() -> &'static str {
 #[pyfunction]
 fn resolved_config(py: Python<'_>, config_json: &str) -> PyResult<String> {
     let text = config_json.to_owned();
-    py.detach(move || resolved::resolved_config_json(&text)).map_err(engine_error)
+    py.detach(move || slingsim_core::Config::from_json(&text).map(|c| c.resolved().to_string())).map_err(engine_error)
 }
 
 /// Builds the topology of a config and returns its analytics as JSON text.

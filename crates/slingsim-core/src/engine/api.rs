@@ -2,6 +2,7 @@
 //! layer and application-aware routing choose a routing mode and a traffic
 //! class per message (paper 004 Sec. 3).
 
+use crate::names::Named;
 use super::sources::FlowRecord;
 use super::{EndReason, Simulation, NEVER};
 use crate::error::{ConfigError, Result};
@@ -84,7 +85,7 @@ impl Simulation {
         if let Some(s) = self.traffic.api_source {
             return s;
         }
-        let alg = Algorithm::parse(&self.cfg.routing.algorithm).expect("checked at build");
+        let alg = self.cfg.routing.algorithm;
         let s = self.add_passive_source(API_SOURCE, Vec::new(), 0, alg, 0);
         self.traffic.api_source = Some(s);
         s

@@ -17,7 +17,9 @@ use crate::event::{Event, EventQueue};
 use crate::metrics::SourceStats;
 use crate::mpi::build::JobPlan;
 use crate::network::{LinkKind, Network};
-use crate::nic::{Frame, RailSelection};
+use crate::mpi::config::JobRouting;
+use crate::names::Named;
+use crate::nic::Frame;
 use crate::packet::PacketPool;
 use crate::qos::TrafficClass;
 use crate::rng::Rng;
@@ -27,9 +29,6 @@ use crate::traffic::{build_sources, Injection, Source};
 use crate::units::{ns_to_ps, Ps};
 use std::collections::VecDeque;
 use std::time::Instant;
-
-/// Added to an unknown job routing's error: jobs also take application-aware routing.
-const APP_AWARE_HINT: &str = " (or \"app-aware\" for an MPI job)";
 
 /// Routing mode and class of every traffic source and job.
 struct Modes {
@@ -51,7 +50,7 @@ impl Simulation {
     /// allocates the traffic sources' nodes and schedules their first events.
     pub fn new(cfg: Config) -> Result<Simulation> {
         let t0 = Instant::now();
-        let frame = Frame::parse(&cfg.nic.frame)?;
+        let frame = cfg.nic.frame;
         let (topo, net) = Topology::build(&cfg)?;
         check_latencies(&net)?;
         let classes = crate::qos::build_classes(&cfg)?;
@@ -148,21 +147,16 @@ impl Simulation {
 /// The routing mode and class of each source and job: its own mode, else
 /// its class's, else `routing.algorithm`.
 fn resolve_modes(cfg: &Config, classes: &[TrafficClass]) -> Result<Modes> {
-    let global = Algorithm::parse(&cfg.routing.algorithm)?;
+    let global = cfg.routing.algorithm;
     let resolve = |field: String, class: Option<&str>, dscp: Option<u32>, own: Option<Algorithm>| -> Result<(Algorithm, u8)> {
         let class = crate::qos::resolve_class(classes, &field, class, dscp)?;
         let c = &classes[class as usize];
         let mode = c.mode(own, c.routing.unwrap_or(global)).map_err(|m| ConfigError::new(format!("{field}.routing"), m))?;
         Ok((mode, class))
     };
-    let parse_own = |field: &str, name: &Option<String>, hint: &str| -> Result<Option<Algorithm>> {
-        name.as_deref().map(|n| Algorithm::parse(n).map_err(|e| ConfigError::new(format!("{field}.routing"), format!("{}{hint}", e.message)))).transpose()
-    };
     let mut sources = Vec::with_capacity(cfg.traffic.len());
     for (i, t) in cfg.traffic.iter().enumerate() {
-        let field = format!("traffic[{i}]");
-        let own = parse_own(&field, &t.routing, "")?;
-        sources.push(resolve(field, t.class.as_deref(), t.dscp, own)?);
+        sources.push(resolve(format!("traffic[{i}]"), t.class.as_deref(), t.dscp, t.routing)?);
     }
     let mut jobs = Vec::with_capacity(cfg.job.len());
     let mut app_aware = Vec::with_capacity(cfg.job.len());
@@ -170,8 +164,12 @@ fn resolve_modes(cfg: &Config, classes: &[TrafficClass]) -> Result<Modes> {
         let field = format!("job[{i}]");
         // "app-aware": paper 004's per-message choice between its two
         // modes (mpi/app_aware.rs); the job starts on the first.
-        let aware = j.routing.as_deref() == Some(crate::mpi::app_aware::ROUTING_NAME);
-        let own = if aware { Some(crate::mpi::app_aware::MODES[0]) } else { parse_own(&field, &j.routing, APP_AWARE_HINT)? };
+        let aware = j.routing == Some(JobRouting::AppAware);
+        let own = match j.routing {
+            Some(JobRouting::AppAware) => Some(crate::mpi::app_aware::MODES[0]),
+            Some(JobRouting::Mode(m)) => Some(m),
+            None => None,
+        };
         jobs.push(resolve(field, j.class.as_deref(), j.dscp, own)?);
         app_aware.push(aware);
     }
@@ -228,7 +226,7 @@ fn vc_capacity(cfg: &Config, frame: Frame, vcs: VcLayout) -> Result<i64> {
                 cfg.switch.buffer_bytes,
                 vcs.n_vcs,
                 vcs.hop_vcs,
-                cfg.routing.algorithm,
+                cfg.routing.algorithm.name(),
                 vcs.n_vcs / vcs.hop_vcs,
                 max_wire * vcs.n_vcs as i64
             ),
@@ -325,7 +323,7 @@ fn nics(cfg: &Config, net: &Network, frame: Frame, cc: &Congestion, qos: &Qos, f
         max_outstanding,
         waiting_ack: vec![false; endpoints],
         next_rail: vec![0; net.nodes()],
-        rail_selection: RailSelection::parse(&cfg.nic.rail_selection)?,
+        rail_selection: cfg.nic.rail_selection,
         rail_rng: Rng::new(cfg.sim.seed, 0x5A11),
     })
 }

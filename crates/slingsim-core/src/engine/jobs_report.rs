@@ -1,6 +1,7 @@
 //! Results of MPI jobs: per-job times, iterations, message latencies and
 //! where unfinished ranks wait.
 
+use crate::names::Named;
 use super::{Simulation, NEVER};
 use crate::mpi::state::Blocked;
 use crate::table::{Column, Table};

@@ -180,7 +180,7 @@ impl Simulation {
             "deadlock": if self.stuck.is_empty() { Value::Null } else { json!({"stuck_buffers": self.stuck}) },
             "nodes": self.net.nodes(),
             "endpoints": self.net.endpoint_up.len(),
-            "routing": self.cfg.routing.algorithm,
+            "routing": self.cfg.routing.algorithm.name(),
             "seed": self.cfg.sim.seed,
             "engine_wall_s": self.wall_s,
             "build_s": self.build_s,

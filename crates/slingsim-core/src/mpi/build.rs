@@ -9,7 +9,7 @@ use super::state::{Job, Rank};
 use crate::error::{ConfigError, Result};
 use crate::metrics::Histogram;
 use crate::rng::Rng;
-use crate::traffic::nodes::{NodeAllocator, Placement, Selection};
+use crate::traffic::nodes::{NodeAllocator, Selection};
 use crate::units::{ns_to_ps, Ps};
 
 /// A job with its nodes and program, before it has a traffic source.
@@ -42,7 +42,7 @@ pub fn plan_jobs(jobs: &[JobConfig], alloc: &mut NodeAllocator, seed: u64, taken
             return Err(ConfigError::new(format!("{field}.compute_scale"), "must be zero (drop compute gaps) or positive"));
         }
         let mut rng = Rng::new(seed, 0x1_7000 + i as u64);
-        let placement = Placement::parse(&format!("{field}.placement"), &j.placement)?;
+        let placement = j.placement;
         let fixed = fixed_program(&field, j)?;
         let mut sel = Selection::parse(&format!("{field}.nodes"), &j.nodes)?;
         if let (Some(p), Selection::All) = (&fixed, &sel) {
@@ -74,12 +74,13 @@ pub fn plan_jobs(jobs: &[JobConfig], alloc: &mut NodeAllocator, seed: u64, taken
 
 /// The program of a job that brings its own (inline or a trace).
 fn fixed_program(field: &str, j: &JobConfig) -> Result<Option<Program>> {
-    match j.workload.as_str() {
-        "program" => {
+    use super::workloads::Workload;
+    match j.workload {
+        Workload::Program => {
             let p = j.program.clone().ok_or_else(|| ConfigError::new(format!("{field}.program"), "workload = \"program\" needs the program (ranks, comms, ops)"))?;
             Ok(Some(repeat_program(&format!("{field}.iterations"), p, j.iterations.unwrap_or(1))?))
         }
-        "trace" => {
+        Workload::Trace => {
             if j.iterations.is_some() {
                 return Err(ConfigError::new(format!("{field}.iterations"), "a trace replays as recorded; remove iterations (use repeat = true to run it again and again)"));
             }

@@ -1,9 +1,9 @@
 //! Config of the MPI layer (`[mpi]`) and of jobs (`[[job]]`).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Costs and protocol choices of the MPI library every job uses.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MpiConfig {
     /// Messages up to this size go eagerly (data sent at once, matched at
@@ -45,7 +45,7 @@ impl Default for MpiConfig {
 }
 
 /// Algorithm of each collective: `auto` or a name of `mpi::collectives`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AlgorithmConfig {
     pub allreduce: String,
@@ -62,29 +62,65 @@ impl Default for AlgorithmConfig {
     }
 }
 
+/// A job's routing: a routing mode, or paper 004's application-aware
+/// choice between two modes per message (`"app-aware"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobRouting {
+    Mode(crate::routing::Algorithm),
+    AppAware,
+}
+
+impl<'de> Deserialize<'de> for JobRouting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use crate::names::Named;
+        let name = String::deserialize(d)?;
+        if name == super::app_aware::ROUTING_NAME {
+            return Ok(JobRouting::AppAware);
+        }
+        crate::routing::Algorithm::from_name(&name)
+            .map(JobRouting::Mode)
+            .map_err(|m| serde::de::Error::custom(format!("{m} (or {:?} for an MPI job)", super::app_aware::ROUTING_NAME)))
+    }
+}
+
+impl serde::Serialize for JobRouting {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use crate::names::Named;
+        s.serialize_str(match self {
+            JobRouting::Mode(a) => a.name(),
+            JobRouting::AppAware => super::app_aware::ROUTING_NAME,
+        })
+    }
+}
+
 /// One job: its nodes, ranks, where it runs in the network and what it does.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct JobConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// `"all"`, `{count}`, `{fraction}` or `{list}`, as for traffic sources.
     pub nodes: serde_json::Value,
     /// `linear`, `interleaved` or `random` (paper 000 Fig. 7).
-    pub placement: String,
+    pub placement: crate::traffic::nodes::Placement,
     /// Processes per node.
     pub ppn: u32,
     pub start_ns: f64,
-    pub routing: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routing: Option<JobRouting>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dscp: Option<u32>,
     /// What the ranks run: a workload name (docs/workloads.md), `trace`
     /// (a DUMPI trace at `trace`) or `program` (ops given inline).
-    pub workload: String,
+    pub workload: super::workloads::Workload,
     /// Message or buffer size of the workload.
     pub bytes: u64,
     /// Iterations of a named workload (10 when not given); for an inline
     /// program, how many times its ops run in a row (once when not given).
     /// A trace runs as recorded: setting it there is an error.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub iterations: Option<u32>,
     /// Compute time per iteration (ns) where the workload has one.
     pub compute_ns: f64,
@@ -98,10 +134,12 @@ pub struct JobConfig {
     pub params: serde_json::Map<String, serde_json::Value>,
     /// Trace replay: path, and the factor applied to its compute gaps
     /// (0 drops them).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
     pub compute_scale: f64,
     /// The program itself (`workload = "program"`), as produced by a trace
     /// reader or by hand.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub program: Option<crate::mpi::Program>,
     /// Seed offset of the workload's random choices.
     pub seed: u64,
@@ -112,13 +150,13 @@ impl Default for JobConfig {
         JobConfig {
             name: None,
             nodes: serde_json::Value::String("all".into()),
-            placement: "linear".into(),
+            placement: crate::traffic::nodes::Placement::Linear,
             ppn: 1,
             start_ns: 0.0,
             routing: None,
             class: None,
             dscp: None,
-            workload: "allreduce".into(),
+            workload: super::workloads::Workload::Collective(super::op::Collective::Allreduce),
             bytes: 8,
             iterations: None,
             compute_ns: 0.0,

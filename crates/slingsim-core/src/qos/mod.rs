@@ -43,10 +43,7 @@ pub fn build_classes(cfg: &Config) -> Result<Vec<TrafficClass>> {
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let routing = match &c.routing {
-                None => None,
-                Some(name) => Some(Algorithm::parse(name).map_err(|e| ConfigError::new(format!("classes[{i}].routing"), e.message))?),
-            };
+            let routing = c.routing;
             if c.ordered && routing.is_some_and(|a| a != Algorithm::InOrder && a != Algorithm::MinHash) {
                 return Err(ConfigError::new(
                     format!("classes[{i}].routing"),

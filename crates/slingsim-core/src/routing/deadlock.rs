@@ -14,6 +14,7 @@
 //!   any channel into any channel at any switch (every switch can be an
 //!   intermediate), with hop indices up to twice the diameter.
 
+use crate::names::Named;
 use super::Algorithm;
 use crate::network::{End, Network};
 use serde_json::{json, Value};
@@ -308,7 +309,7 @@ pub fn check_config_json(text: &str) -> crate::error::Result<Value> {
             "skipped: {} switches exceed the checker's limit of {MAX_SWITCHES}; the VC scheme is the same on every size of the family, so check a smaller instance",
             net.switches()
         );
-        for name in super::NAMES {
+        for name in Algorithm::names() {
             out.insert(name.to_string(), json!({"deadlock_free": null, "skipped": why}));
         }
         return Ok(Value::Object(out));
@@ -317,8 +318,7 @@ pub fn check_config_json(text: &str) -> crate::error::Result<Value> {
     // The dependency graph depends only on the path class and the hop
     // budget: check each once and report it for every mode sharing them.
     let mut done: Vec<((super::PathClass, u32), Value)> = Vec::new();
-    for name in super::NAMES {
-        let alg = Algorithm::parse(name)?;
+    for &(name, alg) in Algorithm::REGISTRY {
         let key = (alg.path_class(), topo.max_hops(alg));
         let report = match done.iter().find(|(k, _)| *k == key) {
             Some((_, r)) => r.clone(),

@@ -7,6 +7,7 @@ pub mod dragonfly;
 pub mod graph;
 
 use crate::error::{ConfigError, Result};
+pub use crate::names::Named;
 
 /// A routing algorithm, chosen by name in `routing.algorithm`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +44,7 @@ pub enum Algorithm {
     InOrder,
 }
 
-/// Every algorithm, in the order of [`NAMES`] (a packet carries its index).
+/// Every algorithm, in the order of its registry (a packet carries its index).
 pub const ALL: [Algorithm; 13] = [
     Algorithm::Minimal,
     Algorithm::Valiant,
@@ -60,34 +61,31 @@ pub const ALL: [Algorithm; 13] = [
     Algorithm::InOrder,
 ];
 
-/// Names accepted in `routing.algorithm`.
-pub const NAMES: &[&str] = &[
-    "minimal", "valiant", "ugal", "par", "minimal-adaptive", "slingshot", "adaptive-0", "adaptive-1", "adaptive-2", "adaptive-3",
-    "min-hash", "nmin-hash", "in-order",
-];
+impl Named for Algorithm {
+    const WHAT: &'static str = "routing algorithm";
+    const REGISTRY: &'static [(&'static str, Self)] = &[
+        ("minimal", Algorithm::Minimal),
+        ("valiant", Algorithm::Valiant),
+        ("ugal", Algorithm::Ugal),
+        ("par", Algorithm::Par),
+        ("minimal-adaptive", Algorithm::MinimalAdaptive),
+        ("slingshot", Algorithm::Slingshot),
+        ("adaptive-0", Algorithm::Adaptive(0)),
+        ("adaptive-1", Algorithm::Adaptive(1)),
+        ("adaptive-2", Algorithm::Adaptive(2)),
+        ("adaptive-3", Algorithm::Adaptive(3)),
+        ("min-hash", Algorithm::MinHash),
+        ("nmin-hash", Algorithm::NminHash),
+        ("in-order", Algorithm::InOrder),
+    ];
+}
+crate::named_serde!(Algorithm);
 
 impl Algorithm {
-    /// Parses `routing.algorithm`.
+    /// The algorithm named `name` (a routing mode given outside a config,
+    /// e.g. per message through the API), or an error on `routing.algorithm`.
     pub fn parse(name: &str) -> Result<Algorithm> {
-        match name {
-            "minimal" => Ok(Algorithm::Minimal),
-            "valiant" => Ok(Algorithm::Valiant),
-            "ugal" => Ok(Algorithm::Ugal),
-            "par" => Ok(Algorithm::Par),
-            "minimal-adaptive" => Ok(Algorithm::MinimalAdaptive),
-            "slingshot" => Ok(Algorithm::Slingshot),
-            "adaptive-0" => Ok(Algorithm::Adaptive(0)),
-            "adaptive-1" => Ok(Algorithm::Adaptive(1)),
-            "adaptive-2" => Ok(Algorithm::Adaptive(2)),
-            "adaptive-3" => Ok(Algorithm::Adaptive(3)),
-            "min-hash" => Ok(Algorithm::MinHash),
-            "nmin-hash" => Ok(Algorithm::NminHash),
-            "in-order" => Ok(Algorithm::InOrder),
-            other => Err(ConfigError::new(
-                "routing.algorithm",
-                format!("unknown routing algorithm {other:?}; choose one of: {}", NAMES.join(", ")),
-            )),
-        }
+        Algorithm::from_name(name).map_err(|m| ConfigError::new("routing.algorithm", m))
     }
 
     /// Longest path in switch-to-switch hops on a 1D dragonfly, which is
@@ -113,11 +111,6 @@ impl Algorithm {
     /// Compact code carried by every packet (its routing mode).
     pub fn code(self) -> u8 {
         ALL.iter().position(|&a| a == self).expect("every algorithm is listed") as u8
-    }
-
-    /// The name of the algorithm in configs.
-    pub fn name(self) -> &'static str {
-        NAMES[self.code() as usize]
     }
 
     /// The algorithm of a packet's code.
@@ -204,8 +197,8 @@ mod tests {
 
     #[test]
     fn names_codes_and_algorithms_agree() {
-        assert_eq!(NAMES.len(), ALL.len());
-        for (i, name) in NAMES.iter().enumerate() {
+        assert_eq!(Algorithm::REGISTRY.len(), ALL.len());
+        for (i, name) in Algorithm::names().iter().enumerate() {
             let a = Algorithm::parse(name).unwrap();
             assert_eq!(a, ALL[i]);
             assert_eq!(Algorithm::from_code(a.code()), a);

@@ -212,7 +212,7 @@ mod tests {
 
     /// A default Aries (6 x 16 routers, 4 nodes, 10 global ports, radix 48).
     fn aries(groups: u32, lpp: Option<u32>) -> TopologyConfig {
-        let t = TopologyConfig { kind: "aries".into(), groups, global_links_per_group_pair: lpp, ..Default::default() };
+        let t = TopologyConfig { kind: crate::topology::Family::Aries, groups, global_links_per_group_pair: lpp, ..Default::default() };
         with_defaults(&t, &[])
     }
 

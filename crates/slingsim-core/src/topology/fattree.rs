@@ -112,7 +112,7 @@ mod tests {
 
 
     fn fattree(k: u32, taper: Option<f64>) -> TopologyConfig {
-        TopologyConfig { kind: "fattree".into(), radix: k, taper, ..Default::default() }
+        TopologyConfig { kind: crate::topology::Family::Fattree, radix: k, taper, ..Default::default() }
     }
 
     #[test]

@@ -56,7 +56,7 @@ mod tests {
     use crate::topology::GraphTopology;
 
     fn cfg(q: u32, planes: u32, p: u32) -> TopologyConfig {
-        TopologyConfig { kind: "fitfly".into(), q: Some(q), planes, endpoints_per_switch: p, radix: 28, ..Default::default() }
+        TopologyConfig { kind: crate::topology::Family::Fitfly, q: Some(q), planes, endpoints_per_switch: p, radix: 28, ..Default::default() }
     }
 
     fn build_cfg(t: &TopologyConfig) -> Result<Built> {
@@ -151,7 +151,7 @@ mod tests {
             let ffnet = ff.net.clone();
             let ffg = GraphTopology::new(ff);
             let mut st = cfg(q, 1, 3);
-            st.kind = "slimfly".into();
+            st.kind = crate::topology::Family::Slimfly;
             let sf = super::super::slimfly::build(&st, &LinkConfig::default(), &NicConfig::default()).unwrap();
             let sfnet = sf.net.clone();
             let sfg = GraphTopology::new(sf);

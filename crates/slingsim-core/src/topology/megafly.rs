@@ -272,7 +272,7 @@ mod tests {
     /// Paper 003 Table 2: the Megafly of radix 36.
     fn megafly_3k() -> TopologyConfig {
         TopologyConfig {
-            kind: "megafly".into(),
+            kind: crate::topology::Family::Megafly,
             groups: 10,
             leaves_per_group: Some(18),
             spines_per_group: Some(18),
@@ -375,7 +375,7 @@ mod tests {
         let g = GraphTopology::new(b);
         assert_eq!(leaf_diameter(&g, 10, 18, 18), 3);
         // Default: radix / 2 leaves and spines.
-        let d = TopologyConfig { kind: "megafly".into(), radix: 16, endpoints_per_switch: 8, global_ports_per_switch: 8, ..Default::default() };
+        let d = TopologyConfig { kind: crate::topology::Family::Megafly, radix: 16, endpoints_per_switch: 8, global_ports_per_switch: 8, ..Default::default() };
         let b = build(&d, &LinkConfig::default(), &NicConfig::default()).unwrap();
         assert_eq!(b.net.switches(), 4 * 16);
         assert_eq!(b.info["global_links_per_group_pair"], 21);

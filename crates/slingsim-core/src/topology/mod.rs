@@ -17,6 +17,7 @@ pub mod megafly;
 pub mod slimfly;
 
 use crate::config::{Config, LinkConfig, NicConfig};
+use crate::names::Named;
 use crate::error::{ConfigError, Result};
 use crate::network::Network;
 use crate::units::{ns_to_ps, Ps, Rate};
@@ -49,28 +50,54 @@ pub struct Built {
     pub info: serde_json::Value,
 }
 
-/// Topology families this build can construct.
-pub const KINDS: &[&str] = &["dragonfly", "slimfly", "fitfly", "megafly", "fattree", "aries"];
+/// A topology family (`topology.kind`), MODEL.md Sec. 3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// Slingshot's 1D dragonfly.
+    Dragonfly,
+    /// Slim Fly (MMS graph), paper 003 Sec. 4.2.1.
+    Slimfly,
+    /// Fit Fly: Slim Fly planes with one rail per plane, paper 003 Sec. 4.2.2.
+    Fitfly,
+    /// Megafly / Dragonfly+: groups are two-level fat trees.
+    Megafly,
+    /// Three-level folded Clos.
+    Fattree,
+    /// Cray Aries: a dragonfly with 2-D groups, paper 004 Sec. 2.1.
+    Aries,
+}
 
-/// `[topology]` keys each family reads; any other key given is an error.
-fn family_keys(kind: &str) -> &'static [&'static str] {
+impl crate::names::Named for Family {
+    const WHAT: &'static str = "topology";
+    const REGISTRY: &'static [(&'static str, Self)] = &[
+        ("dragonfly", Family::Dragonfly),
+        ("slimfly", Family::Slimfly),
+        ("fitfly", Family::Fitfly),
+        ("megafly", Family::Megafly),
+        ("fattree", Family::Fattree),
+        ("aries", Family::Aries),
+    ];
+}
+crate::named_serde!(Family);
+
+/// `[topology]` keys a family reads; any other key given is an error.
+pub fn family_keys(kind: Family) -> &'static [&'static str] {
     match kind {
-        "dragonfly" => &[
+        Family::Dragonfly => &[
             "kind", "groups", "switches_per_group", "endpoints_per_switch", "local_links_per_pair", "global_ports_per_switch",
             "global_links_per_group_pair", "taper", "arrangement", "radix", "nodes", "rails",
         ],
-        "slimfly" => &["kind", "q", "endpoints_per_switch", "radix", "nodes", "rails"],
-        "fitfly" => &["kind", "q", "planes", "endpoints_per_switch", "radix", "nodes", "rails"],
-        "megafly" => &[
+        Family::Slimfly => &["kind", "q", "endpoints_per_switch", "radix", "nodes", "rails"],
+        Family::Fitfly => &["kind", "q", "planes", "endpoints_per_switch", "radix", "nodes", "rails"],
+        Family::Megafly => &[
             "kind", "groups", "leaves_per_group", "spines_per_group", "endpoints_per_switch", "global_ports_per_switch",
             "global_links_per_group_pair", "arrangement", "radix", "nodes", "rails",
         ],
-        "fattree" => &["kind", "radix", "taper", "nodes", "rails"],
-        "aries" => &[
+        Family::Fattree => &["kind", "radix", "taper", "nodes", "rails"],
+        Family::Aries => &[
             "kind", "groups", "rows", "columns", "row_links", "column_links", "endpoints_per_switch", "global_ports_per_switch",
             "global_links_per_group_pair", "radix", "nodes", "rails",
         ],
-        _ => &[],
     }
 }
 
@@ -108,32 +135,28 @@ fn apply_degraded(net: &mut Network, list: &[crate::config::DegradedLink]) -> Re
 impl Topology {
     /// Builds the topology named by `topology.kind`.
     pub fn build(cfg: &Config) -> Result<(Topology, Network)> {
-        let kind = cfg.topology.kind.as_str();
-        if !KINDS.contains(&kind) {
-            return Err(ConfigError::new("topology.kind", format!("unknown topology {kind:?}; choose one of: {}", KINDS.join(", "))));
-        }
+        let kind = cfg.topology.kind;
         let allowed = family_keys(kind);
         for k in &cfg.topology_keys {
             if !allowed.contains(&k.as_str()) {
                 return Err(ConfigError::new(
                     format!("topology.{k}"),
-                    format!("does not apply to a {kind} topology; its keys are: {}", allowed.join(", ")),
+                    format!("does not apply to a {} topology; its keys are: {}", kind.name(), allowed.join(", ")),
                 ));
             }
         }
         let (t, l, n) = (&cfg.topology, &cfg.links, &cfg.nic);
         let built = match kind {
-            "dragonfly" => {
+            Family::Dragonfly => {
                 let (df, mut net) = Dragonfly::build(t, l, n)?;
                 apply_degraded(&mut net, &cfg.links.degraded)?;
                 return Ok((Topology::Dragonfly(df), net));
             }
-            "slimfly" => slimfly::build(t, l, n)?,
-            "fitfly" => fitfly::build(t, l, n)?,
-            "megafly" => megafly::build(t, l, n)?,
-            "fattree" => fattree::build(t, l, n)?,
-            "aries" => aries::build(&aries::with_defaults(t, &cfg.topology_keys), l, n)?,
-            _ => unreachable!("checked above"),
+            Family::Slimfly => slimfly::build(t, l, n)?,
+            Family::Fitfly => fitfly::build(t, l, n)?,
+            Family::Megafly => megafly::build(t, l, n)?,
+            Family::Fattree => fattree::build(t, l, n)?,
+            Family::Aries => aries::build(&aries::with_defaults(t, &cfg.topology_keys), l, n)?,
         };
         let mut built = built;
         apply_degraded(&mut built.net, &cfg.links.degraded)?;
@@ -143,8 +166,9 @@ impl Topology {
                 "topology",
                 format!(
                     "{switches} switches exceed the {} that shortest-path routing tables support in this release \
-                     (they hold all-pairs distances); choose a smaller {kind}",
-                    graph::MAX_SWITCHES
+                     (they hold all-pairs distances); choose a smaller {}",
+                    graph::MAX_SWITCHES,
+                    kind.name()
                 ),
             ));
         }

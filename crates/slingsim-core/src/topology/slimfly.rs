@@ -265,7 +265,7 @@ mod tests {
     use crate::topology::GraphTopology;
 
     fn cfg(q: u32, p: u32, radix: u32) -> TopologyConfig {
-        TopologyConfig { kind: "slimfly".into(), q: Some(q), endpoints_per_switch: p, radix, ..Default::default() }
+        TopologyConfig { kind: crate::topology::Family::Slimfly, q: Some(q), endpoints_per_switch: p, radix, ..Default::default() }
     }
 
     fn build_q(q: u32) -> Built {

@@ -9,10 +9,10 @@ use crate::error::{ConfigError, Result};
 use crate::network::Network;
 use crate::rng::Rng;
 use crate::topology::Topology;
-use nodes::{NodeAllocator, Placement, Selection};
-pub use pattern::Pattern;
+use nodes::{NodeAllocator, Selection};
+pub use pattern::{Pattern, PatternKind};
 
-/// Arrival process of messages at an offered load.
+/// Arrival process of messages at an offered load (`traffic.process`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Process {
     /// One message per message-time slot with probability `load` (geometric gaps).
@@ -20,6 +20,12 @@ pub enum Process {
     /// Exponential gaps with the same mean.
     Poisson,
 }
+
+impl crate::names::Named for Process {
+    const WHAT: &'static str = "arrival process";
+    const REGISTRY: &'static [(&'static str, Self)] = &[("bernoulli", Process::Bernoulli), ("poisson", Process::Poisson)];
+}
+crate::named_serde!(Process);
 
 /// How a source injects.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,10 +65,10 @@ pub fn build_sources(cfgs: &[TrafficConfig], topo: &Topology, net: &Network, see
         }
         let mut rng = Rng::new(seed, 0x7000 + i as u64);
         let sel = Selection::parse(&format!("{field}.nodes"), &t.nodes)?;
-        let placement = Placement::parse(&format!("{field}.placement"), &t.placement)?;
+        let placement = t.placement;
         let nodes = alloc.take(&format!("{field}.nodes"), &sel, placement, &mut rng)?;
         let groups: Vec<u32> = nodes.iter().map(|&n| topo.group(net.endpoint_switch[net.endpoint_of(n, 0) as usize])).collect();
-        let pattern = Pattern::build(&field, &t.pattern, &groups, t.target, &mut rng)?;
+        let pattern = Pattern::build(&field, t.pattern, &groups, t.target, &mut rng)?;
         let injection = match t.flow_bytes {
             Some(0) => return Err(ConfigError::new(format!("{field}.flow_bytes"), "must be at least 1 byte")),
             Some(bytes) => {
@@ -81,14 +87,7 @@ pub fn build_sources(cfgs: &[TrafficConfig], topo: &Topology, net: &Network, see
                 if t.message_bytes == 0 {
                     return Err(ConfigError::new(format!("{field}.message_bytes"), "must be at least 1 byte"));
                 }
-                let process = match t.process.as_str() {
-                    "bernoulli" => Process::Bernoulli,
-                    "poisson" => Process::Poisson,
-                    other => {
-                        return Err(ConfigError::new(format!("{field}.process"), format!("unknown arrival process {other:?}; use \"bernoulli\" or \"poisson\"")))
-                    }
-                };
-                Injection::Bernoulli { load: t.load, message_bytes: t.message_bytes, process }
+                Injection::Bernoulli { load: t.load, message_bytes: t.message_bytes, process: t.process }
             }
         };
         if !(t.start_ns.is_finite() && t.start_ns >= 0.0) {

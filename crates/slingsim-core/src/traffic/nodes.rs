@@ -27,17 +27,12 @@ pub enum Placement {
     Random,
 }
 
-impl Placement {
-    /// Parses a placement name; `field` names the config key for errors.
-    pub fn parse(field: &str, name: &str) -> Result<Placement> {
-        match name {
-            "linear" => Ok(Placement::Linear),
-            "interleaved" => Ok(Placement::Interleaved),
-            "random" => Ok(Placement::Random),
-            other => Err(ConfigError::new(field, format!("unknown placement {other:?}; use linear, interleaved or random"))),
-        }
-    }
+impl crate::names::Named for Placement {
+    const WHAT: &'static str = "placement";
+    const REGISTRY: &'static [(&'static str, Self)] =
+        &[("linear", Placement::Linear), ("interleaved", Placement::Interleaved), ("random", Placement::Random)];
 }
+crate::named_serde!(Placement);
 
 impl Selection {
     /// Parses `"all"`, `{count = N}`, `{fraction = f}` or `{list = [..]}`.

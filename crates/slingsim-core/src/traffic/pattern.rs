@@ -20,12 +20,33 @@ pub enum Pattern {
     Bisection(Vec<u32>),
 }
 
-/// Pattern names accepted in `traffic.pattern`.
-pub const NAMES: &[&str] = &["uniform", "permutation", "group_adversarial", "incast", "bisection"];
+/// A destination pattern as a config names it (`traffic.pattern`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatternKind {
+    Uniform,
+    Permutation,
+    GroupAdversarial,
+    Incast,
+    Bisection,
+}
+
+impl crate::names::Named for PatternKind {
+    const WHAT: &'static str = "pattern";
+    const REGISTRY: &'static [(&'static str, Self)] = &[
+        ("uniform", PatternKind::Uniform),
+        ("permutation", PatternKind::Permutation),
+        ("group_adversarial", PatternKind::GroupAdversarial),
+        ("incast", PatternKind::Incast),
+        ("bisection", PatternKind::Bisection),
+    ];
+}
+crate::named_serde!(PatternKind);
 
 impl Pattern {
     /// Builds a pattern for `n` members; `groups[i]` is member i's group.
-    pub fn build(field: &str, name: &str, groups: &[u32], target: u32, rng: &mut Rng) -> Result<Pattern> {
+    pub fn build(field: &str, kind: PatternKind, groups: &[u32], target: u32, rng: &mut Rng) -> Result<Pattern> {
+        use crate::names::Named;
+        let name = kind.name();
         let n = groups.len();
         let need_two = || {
             if n < 2 {
@@ -34,12 +55,12 @@ impl Pattern {
                 Ok(())
             }
         };
-        match name {
-            "uniform" => {
+        match kind {
+            PatternKind::Uniform => {
                 need_two()?;
                 Ok(Pattern::Uniform)
             }
-            "permutation" => {
+            PatternKind::Permutation => {
                 need_two()?;
                 // Sattolo's algorithm gives a single cycle: no member maps to itself.
                 let mut map: Vec<u32> = (0..n as u32).collect();
@@ -49,7 +70,7 @@ impl Pattern {
                 }
                 Ok(Pattern::Permutation(map))
             }
-            "group_adversarial" => {
+            PatternKind::GroupAdversarial => {
                 let max_g = *groups.iter().max().unwrap_or(&0) as usize;
                 let mut by_group: Vec<Vec<u32>> = vec![Vec::new(); max_g + 1];
                 for (i, &g) in groups.iter().enumerate() {
@@ -65,14 +86,14 @@ impl Pattern {
                 }
                 Ok(Pattern::GroupAdversarial(targets))
             }
-            "incast" => {
+            PatternKind::Incast => {
                 need_two()?;
                 if target as usize >= n {
                     return Err(ConfigError::new(format!("{field}.target"), format!("must be below the node count {n}, got {target}")));
                 }
                 Ok(Pattern::Incast(target))
             }
-            "bisection" => {
+            PatternKind::Bisection => {
                 need_two()?;
                 if n % 2 != 0 {
                     return Err(ConfigError::new(format!("{field}.nodes"), format!("bisection needs an even number of nodes, got {n}")));
@@ -87,7 +108,6 @@ impl Pattern {
                 }
                 Ok(Pattern::Bisection(map))
             }
-            other => Err(ConfigError::new(format!("{field}.pattern"), format!("unknown pattern {other:?}; choose one of: {}", NAMES.join(", ")))),
         }
     }
 
@@ -120,7 +140,7 @@ mod tests {
     #[test]
     fn permutation_has_no_fixed_point() {
         let g = vec![0; 50];
-        let Pattern::Permutation(map) = Pattern::build("t", "permutation", &g, 0, &mut Rng::new(3, 3)).unwrap() else { panic!() };
+        let Pattern::Permutation(map) = Pattern::build("t", PatternKind::Permutation, &g, 0, &mut Rng::new(3, 3)).unwrap() else { panic!() };
         let mut seen = map.clone();
         seen.sort();
         assert_eq!(seen, (0..50).collect::<Vec<_>>());
@@ -130,7 +150,7 @@ mod tests {
     #[test]
     fn bisection_pairs_cross_halves() {
         let g = vec![0; 10];
-        let Pattern::Bisection(map) = Pattern::build("t", "bisection", &g, 0, &mut Rng::new(3, 3)).unwrap() else { panic!() };
+        let Pattern::Bisection(map) = Pattern::build("t", PatternKind::Bisection, &g, 0, &mut Rng::new(3, 3)).unwrap() else { panic!() };
         for i in 0..10u32 {
             assert_eq!(map[map[i as usize] as usize], i);
             assert_ne!(i < 5, map[i as usize] < 5);
@@ -140,7 +160,7 @@ mod tests {
     #[test]
     fn adversarial_goes_to_next_group() {
         let g = vec![0, 0, 1, 1, 2, 2];
-        let p = Pattern::build("t", "group_adversarial", &g, 0, &mut Rng::new(3, 3)).unwrap();
+        let p = Pattern::build("t", PatternKind::GroupAdversarial, &g, 0, &mut Rng::new(3, 3)).unwrap();
         let mut r = Rng::new(1, 1);
         for m in 0..6u32 {
             let d = p.destination(m, g[m as usize], 6, &mut r).unwrap();

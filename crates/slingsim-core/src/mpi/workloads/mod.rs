@@ -78,37 +78,68 @@ pub(super) fn compute(ops: &mut Vec<Op>, ns: f64) {
     }
 }
 
-/// Names of the generated workloads, for errors and docs.
-pub const NAMES: &[&str] = &[
-    "allreduce",
-    "alltoall",
-    "barrier",
-    "bcast",
-    "reduce",
-    "allgather",
-    "pingpong",
-    "incast",
-    "alltoall-aggressor",
-    "gpcnet-rr-latency",
-    "gpcnet-rr-bandwidth",
-    "gpcnet-allreduce",
-    "gpcnet-alltoall",
-    "gpcnet-incast",
-    "gpcnet-put-incast",
-    "gpcnet-get-bcast",
-    "halo3d",
-    "sweep3d",
-    "milc",
-    "hpcg",
-    "lammps",
-    "fft",
-    "resnet",
-    "service",
-    "silo",
-    "xapian",
-    "img-dnn",
-    "sphinx",
-];
+/// What a job's ranks run (`job.workload`): a generated workload
+/// (docs/workloads.md), a DUMPI `Trace`, or an inline `Program`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    Collective(Collective),
+    Pingpong,
+    Incast,
+    AlltoallAggressor,
+    GpcnetRrLatency,
+    GpcnetRrBandwidth,
+    GpcnetAllreduce,
+    /// One of GPCNeT's congestors (its name after `gpcnet-`).
+    GpcnetCongestor(&'static str),
+    Halo3d,
+    Sweep3d,
+    Milc,
+    Hpcg,
+    Lammps,
+    Fft,
+    Resnet,
+    /// A latency-critical service; its name selects the Tailbench-like profile.
+    Service(&'static str),
+    Trace,
+    Program,
+}
+
+impl crate::names::Named for Workload {
+    const WHAT: &'static str = "workload";
+    const REGISTRY: &'static [(&'static str, Self)] = &[
+        ("allreduce", Workload::Collective(Collective::Allreduce)),
+        ("alltoall", Workload::Collective(Collective::Alltoall)),
+        ("barrier", Workload::Collective(Collective::Barrier)),
+        ("bcast", Workload::Collective(Collective::Bcast)),
+        ("reduce", Workload::Collective(Collective::Reduce)),
+        ("allgather", Workload::Collective(Collective::Allgather)),
+        ("pingpong", Workload::Pingpong),
+        ("incast", Workload::Incast),
+        ("alltoall-aggressor", Workload::AlltoallAggressor),
+        ("gpcnet-rr-latency", Workload::GpcnetRrLatency),
+        ("gpcnet-rr-bandwidth", Workload::GpcnetRrBandwidth),
+        ("gpcnet-allreduce", Workload::GpcnetAllreduce),
+        ("gpcnet-alltoall", Workload::GpcnetCongestor("alltoall")),
+        ("gpcnet-incast", Workload::GpcnetCongestor("incast")),
+        ("gpcnet-put-incast", Workload::GpcnetCongestor("put-incast")),
+        ("gpcnet-get-bcast", Workload::GpcnetCongestor("get-bcast")),
+        ("halo3d", Workload::Halo3d),
+        ("sweep3d", Workload::Sweep3d),
+        ("milc", Workload::Milc),
+        ("hpcg", Workload::Hpcg),
+        ("lammps", Workload::Lammps),
+        ("fft", Workload::Fft),
+        ("resnet", Workload::Resnet),
+        ("service", Workload::Service("service")),
+        ("silo", Workload::Service("silo")),
+        ("xapian", Workload::Service("xapian")),
+        ("img-dnn", Workload::Service("img-dnn")),
+        ("sphinx", Workload::Service("sphinx")),
+        ("trace", Workload::Trace),
+        ("program", Workload::Program),
+    ];
+}
+crate::named_serde!(Workload);
 
 /// Iterations of a named workload when the job does not say.
 pub const DEFAULT_ITERATIONS: u32 = 10;
@@ -130,84 +161,71 @@ pub fn generate(field: &str, job: &JobConfig, ranks: u32, seed: u64) -> Result<P
         params: &job.params,
         seed,
     };
-    let name = job.workload.as_str();
-    let collective = match name {
-        "allreduce" => Some(Collective::Allreduce),
-        "alltoall" => Some(Collective::Alltoall),
-        "barrier" => Some(Collective::Barrier),
-        "bcast" => Some(Collective::Bcast),
-        "reduce" => Some(Collective::Reduce),
-        "allgather" => Some(Collective::Allgather),
-        _ => None,
-    };
-    if let Some(kind) = collective {
-        spec.only_params(&[])?;
-        return micro::collective(&spec, kind);
-    }
-    match name {
-        "pingpong" => {
+    match job.workload {
+        Workload::Collective(kind) => {
+            spec.only_params(&[])?;
+            micro::collective(&spec, kind)
+        }
+        Workload::Pingpong => {
             spec.only_params(&[])?;
             micro::pingpong(&spec)
         }
-        "incast" => {
+        Workload::Incast => {
             spec.only_params(&["target", "put"])?;
             aggressors::incast(&spec)
         }
-        "alltoall-aggressor" => {
+        Workload::AlltoallAggressor => {
             spec.only_params(&[])?;
             aggressors::alltoall(&spec)
         }
-        "gpcnet-rr-latency" => {
+        Workload::GpcnetRrLatency => {
             spec.only_params(&[])?;
             gpcnet::random_ring(&spec, 8, 1, false)
         }
-        "gpcnet-rr-bandwidth" => {
+        Workload::GpcnetRrBandwidth => {
             spec.only_params(&[])?;
             gpcnet::random_ring(&spec, 131_072, gpcnet::BW_OUTSTANDING, true)
         }
-        "gpcnet-allreduce" => {
+        Workload::GpcnetAllreduce => {
             spec.only_params(&[])?;
             gpcnet::allreduce(&spec)
         }
-        "gpcnet-alltoall" | "gpcnet-incast" | "gpcnet-put-incast" | "gpcnet-get-bcast" => {
+        Workload::GpcnetCongestor(kind) => {
             spec.only_params(&[])?;
-            gpcnet::congestor(&spec, &name["gpcnet-".len()..])
+            gpcnet::congestor(&spec, kind)
         }
-        "halo3d" => {
+        Workload::Halo3d => {
             spec.only_params(&["px", "py", "pz", "periodic"])?;
             halo::halo3d(&spec)
         }
-        "sweep3d" => {
+        Workload::Sweep3d => {
             spec.only_params(&["px", "py", "kblocks"])?;
             halo::sweep3d(&spec)
         }
-        "milc" => {
+        Workload::Milc => {
             spec.only_params(&["px", "py", "pz", "pt", "cg_allreduces"])?;
             proxies::milc(&spec)
         }
-        "hpcg" => {
+        Workload::Hpcg => {
             spec.only_params(&["px", "py", "pz", "dot_products"])?;
             proxies::hpcg(&spec)
         }
-        "lammps" => {
+        Workload::Lammps => {
             spec.only_params(&["px", "py", "pz"])?;
             proxies::lammps(&spec)
         }
-        "fft" => {
+        Workload::Fft => {
             spec.only_params(&["prow", "pcol"])?;
             proxies::fft(&spec)
         }
-        "resnet" => {
+        Workload::Resnet => {
             spec.only_params(&["buckets"])?;
             proxies::resnet(&spec)
         }
-        "service" | "silo" | "xapian" | "img-dnn" | "sphinx" => {
+        Workload::Service(name) => {
             spec.only_params(service::PARAMS)?;
             service::service(&spec, name)
         }
-        other => Err(ConfigError::new(
-            format!("{field}.workload"),
-            format!("unknown workload {other:?}; use one of {NAMES:?}, \"trace\" (with trace = PATH) or \"program\" (with an inline program)"),
-        )),
+        Workload::Trace | Workload::Program => unreachable!("traces and inline programs bring their own program"),
     }
 }

@@ -184,6 +184,19 @@ impl Network {
         }
     }
 
+    /// Gives back the spare capacity the builders' pushes left (a 279,040-
+    /// endpoint system has over a million channels).
+    pub fn shrink_to_fit(&mut self) {
+        self.channels.shrink_to_fit();
+        self.port_base.shrink_to_fit();
+        self.port_channel.shrink_to_fit();
+        self.endpoint_up.shrink_to_fit();
+        self.endpoint_down.shrink_to_fit();
+        self.endpoint_switch.shrink_to_fit();
+        self.node_endpoints.shrink_to_fit();
+        self.endpoint_node.shrink_to_fit();
+    }
+
     /// Number of bidirectional links of a kind.
     pub fn links_of_kind(&self, kind: LinkKind) -> usize {
         self.channels.iter().filter(|c| c.kind == kind).count() / 2

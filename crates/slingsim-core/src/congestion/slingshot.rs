@@ -9,7 +9,7 @@
 //! share of what the congested port drains in one round trip. Clean acks
 //! grow the window back. Flows to uncongested endpoints are never held.
 
-use super::{pair_key, Ack, Admit, CongestionControl, IntMap, Marks, PathView};
+use super::{Ack, Admit, CongestionControl, IntMap, Marks, PathView};
 use crate::config::CongestionConfig;
 use crate::rng::Rng;
 use crate::units::Ps;
@@ -112,10 +112,103 @@ impl Pair {
     }
 }
 
+/// The pairs a source endpoint has state for (the destinations it has
+/// packets in flight to or is throttled toward): a short list per source,
+/// its entries in one slab. Far smaller than a hash map over pairs on a
+/// system of hundreds of thousands of endpoints, and no allocation per pair.
+#[derive(Default)]
+struct SourcePairs {
+    /// First entry of each source's list (`u32::MAX`: none).
+    first: Vec<u32>,
+    entries: Vec<PairEntry>,
+    free: Vec<u32>,
+}
+
+#[derive(Clone, Copy)]
+struct PairEntry {
+    pair: Pair,
+    dst: u32,
+    next: u32,
+}
+
+const NO_ENTRY: u32 = u32::MAX;
+
+impl SourcePairs {
+    /// The slab index of the entry of (`src`, `dst`), and of the entry before it.
+    #[inline]
+    fn find(&self, src: u32, dst: u32) -> Option<(u32, u32)> {
+        let (mut prev, mut e) = (NO_ENTRY, *self.first.get(src as usize)?);
+        while e != NO_ENTRY {
+            let x = &self.entries[e as usize];
+            if x.dst == dst {
+                return Some((e, prev));
+            }
+            (prev, e) = (e, x.next);
+        }
+        None
+    }
+
+    #[inline]
+    fn get(&self, src: u32, dst: u32) -> Option<&Pair> {
+        self.find(src, dst).map(|(e, _)| &self.entries[e as usize].pair)
+    }
+
+    #[inline]
+    fn get_mut(&mut self, src: u32, dst: u32) -> Option<&mut Pair> {
+        self.find(src, dst).map(|(e, _)| &mut self.entries[e as usize].pair)
+    }
+
+    /// The pair's state, made by `new` if it has none.
+    fn get_or_insert_with(&mut self, src: u32, dst: u32, new: impl FnOnce() -> Pair) -> &mut Pair {
+        if let Some((e, _)) = self.find(src, dst) {
+            return &mut self.entries[e as usize].pair;
+        }
+        if self.first.len() <= src as usize {
+            self.first.resize(src as usize + 1, NO_ENTRY);
+        }
+        let entry = PairEntry { pair: new(), dst, next: self.first[src as usize] };
+        let e = match self.free.pop() {
+            Some(e) => {
+                self.entries[e as usize] = entry;
+                e
+            }
+            None => {
+                self.entries.push(entry);
+                (self.entries.len() - 1) as u32
+            }
+        };
+        self.first[src as usize] = e;
+        &mut self.entries[e as usize].pair
+    }
+
+    fn remove(&mut self, src: u32, dst: u32) {
+        if let Some((e, prev)) = self.find(src, dst) {
+            let next = self.entries[e as usize].next;
+            if prev == NO_ENTRY {
+                self.first[src as usize] = next;
+            } else {
+                self.entries[prev as usize].next = next;
+            }
+            self.free.push(e);
+        }
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Pair> {
+        self.first.iter().flat_map(move |&f| {
+            let mut e = f;
+            std::iter::from_fn(move || {
+                let x = self.entries.get(e as usize)?;
+                e = x.next;
+                Some(&x.pair)
+            })
+        })
+    }
+}
+
 /// Slingshot's state in a run.
 pub struct Slingshot {
     p: Params,
-    pairs: IntMap<Pair>,
+    pairs: SourcePairs,
     /// Packets queued at each egress edge port per source endpoint, and the
     /// number of sources with packets there.
     egress_sources: IntMap<u32>,
@@ -153,7 +246,7 @@ impl CongestionControl for Slingshot {
     }
 
     fn admit(&mut self, src: u32, dst: u32, wire: u32, now: Ps) -> Admit {
-        match self.pairs.get(&pair_key(src, dst)) {
+        match self.pairs.get(src, dst) {
             Some(st) if !st.allows(wire, now) => {
                 if st.in_flight == 0 {
                     Admit::At(st.next_send) // paced below one packet per round trip
@@ -171,7 +264,7 @@ impl CongestionControl for Slingshot {
 
     fn on_inject(&mut self, src: u32, dst: u32, wire: u32, _now: Ps, path: &dyn PathView) {
         let p = &self.p;
-        let st = self.pairs.entry(pair_key(src, dst)).or_insert_with(|| Pair::with_window(p, path.bandwidth_delay(src, dst)));
+        let st = self.pairs.get_or_insert_with(src, dst, || Pair::with_window(p, path.bandwidth_delay(src, dst)));
         if st.in_flight == 0 {
             let n = self.dst_senders.entry(dst as u64).or_insert(0);
             *n = n.saturating_add(1);
@@ -227,21 +320,20 @@ impl CongestionControl for Slingshot {
         if a.marks.level > 0 {
             self.marked_acks += 1;
         }
-        let key = pair_key(a.src, a.dst);
-        if let Some(st) = self.pairs.get_mut(&key) {
+        if let Some(st) = self.pairs.get_mut(a.src, a.dst) {
             st.ack(&self.p, a.wire, a.marks.level, a.marks.flows as u32, path.port_rate(a.dst), a.rtt, now);
             let (idle, done) = (st.in_flight == 0, st.in_flight == 0 && !st.cut && st.next_send <= now);
             if idle {
                 self.sender_done(a.dst);
             }
             if done {
-                self.pairs.remove(&key);
+                self.pairs.remove(a.src, a.dst);
             }
         }
     }
 
     fn on_loss(&mut self, src: u32, dst: u32, wire: u32) {
-        if let Some(st) = self.pairs.get_mut(&pair_key(src, dst)) {
+        if let Some(st) = self.pairs.get_mut(src, dst) {
             st.in_flight -= wire as u64;
             if st.in_flight == 0 {
                 self.sender_done(dst);

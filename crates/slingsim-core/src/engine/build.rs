@@ -72,10 +72,7 @@ impl Simulation {
         let mpi_params = crate::mpi::runtime::Params::new(&cfg.mpi)?;
         let window = run_window(&cfg, &sources);
         let cc = Congestion::new(&cfg.congestion, cfg.nic.bandwidth_bps)?;
-        let mut channels = Channels::new(&net, vcs, vc_capacity, cfg.switch.buffer_bytes as u64, classes.len());
-        for &(c, at) in &fail_at {
-            channels.tx[c as usize].fail_at = at;
-        }
+        let channels = Channels::new(&net, vcs, vc_capacity, cfg.switch.buffer_bytes as u64, classes.len(), &fail_at, cfg.links.bit_error_rate > 0.0);
         let zero_load = zero_load(&cfg, &net, frame);
         let qos = qos(&cfg, classes, net.channels.len());
         let nics = nics(&cfg, &net, frame, &cc, &qos, !fail_at.is_empty())?;
@@ -87,12 +84,11 @@ impl Simulation {
             pool: PacketPool::default(),
             vcs,
             channels,
-            switches: Switches {
-                queues: vec![Default::default(); net.channels.len() * vcs.n_vcs],
-                rng: (0..net.switches()).map(|s| Rng::new(seed, 0x100_0000 + s as u64)).collect(),
-                latency: ns_to_ps(cfg.switch.latency_ns),
-                speedup: cfg.switch.speedup,
-            },
+            switches: Switches::new(
+                (0..net.switches()).map(|s| Rng::new(seed, 0x100_0000 + s as u64)).collect(),
+                ns_to_ps(cfg.switch.latency_ns),
+                cfg.switch.speedup,
+            ),
             nics,
             qos,
             cc,

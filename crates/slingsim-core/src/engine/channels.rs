@@ -5,17 +5,18 @@
 //! them back one link latency after the packet's tail has left the buffer
 //! downstream.
 
-use super::{NEVER, VcLayout};
+use super::{VcLayout, NEVER};
 use crate::network::{End, LinkKind, Network, NONE};
 use crate::units::{Ps, Rate};
 
 /// Virtual channels whose credits a channel record holds itself; configs
 /// with more keep them in a separate array.
-pub(crate) const INLINE_VCS: usize = 8;
+pub(crate) const INLINE_VCS: usize = 7;
 
 /// Everything a hop reads and writes of one channel, in two cache lines:
-/// the transmitter, the credits of the buffer it feeds, the crossbar read
-/// of the input port it feeds and its counters for the window.
+/// the transmitter, the credits of the buffer it feeds and the credits on
+/// their way back, the crossbar read of the input port it feeds, the
+/// switch's queues for it and its counters for the window.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(128))]
 pub(crate) struct Transmitter {
@@ -28,14 +29,14 @@ pub(crate) struct Transmitter {
     pub queued_bytes: u64,
     /// Copy of the link's rate, kept here for locality.
     pub rate: Rate,
-    /// When the link fails (NEVER if it does not): packets sent on it from
-    /// then on are lost.
-    pub fail_at: Ps,
     /// Copy of the link's latency (ps; the build checks it fits).
     latency_ps: u32,
     pub queued_packets: u32,
     /// Switch the channel delivers to (`NONE`: an endpoint).
     pub to_switch: u32,
+    /// First and last credit return on its way ([`ReturnSlab`] handles, `NONE`: none).
+    returns_head: u32,
+    returns_tail: u32,
     /// Blocked on credits with no return pending: a returning credit wakes it.
     pub waiting_credit: bool,
     /// The receiver is a NIC (no credits, no routing there).
@@ -44,6 +45,8 @@ pub(crate) struct Transmitter {
     pub fabric: bool,
     /// Credits (bytes) of each VC when there are at most [`INLINE_VCS`].
     credits: [i32; INLINE_VCS],
+    /// The switch's first non-empty queue for this output (its handle; `NONE`: all empty).
+    pub queues: u32,
     /// The crossbar read the input port this channel feeds is committed to.
     pub xbar: CrossbarRead,
     /// Busy time and wire bytes inside the measurement window.
@@ -59,63 +62,44 @@ impl Transmitter {
     }
 }
 
-/// Buffer space travelling back to a transmitter.
-#[derive(Clone, Copy, Debug)]
-struct CreditReturn {
-    at: Ps,
-    vc: u8,
-    bytes: u32,
-}
-
-/// A transmitter's credit returns in order of arrival: a vector read from
-/// `head` (returns come nearly in order, so a new one is almost always
-/// appended).
-#[derive(Clone, Debug, Default)]
-struct ReturnQueue {
-    items: Vec<CreditReturn>,
-    head: usize,
-}
-
-impl ReturnQueue {
-    #[inline]
-    fn front(&self) -> Option<&CreditReturn> {
-        self.items.get(self.head)
-    }
-
-    #[inline]
-    fn pop_front(&mut self) {
-        self.head += 1;
-        if self.head == self.items.len() {
-            self.items.clear();
-            self.head = 0;
-        } else if self.head >= 64 && 2 * self.head >= self.items.len() {
-            // Never empty for long (a busy link): drop what was read, so
-            // the vector holds only returns on the wire.
-            self.items.drain(..self.head);
-            self.head = 0;
-        }
-    }
-
-    /// Inserts `r` after every return not later than it.
-    #[inline]
-    fn insert(&mut self, r: CreditReturn) {
-        if self.items.last().is_none_or(|last| last.at <= r.at) {
-            self.items.push(r);
-            return;
-        }
-        let mut pos = self.items.len() - 1;
-        while pos > self.head && self.items[pos - 1].at > r.at {
-            pos -= 1;
-        }
-        self.items.insert(pos, r);
-    }
-}
-
 /// The window an input port's crossbar read is committed to: [from, until).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct CrossbarRead {
     pub from: Ps,
     pub until: Ps,
+}
+
+/// Buffer space travelling back to a transmitter, in a list per channel.
+#[derive(Clone, Copy, Debug)]
+struct CreditReturn {
+    at: Ps,
+    bytes: u32,
+    next: u32,
+    vc: u8,
+}
+
+/// Every credit return on its way, in one slab: each channel's returns are
+/// a list sorted by arrival (they come nearly in order, so a new one is
+/// almost always appended), and memory follows the returns on the wire.
+#[derive(Default)]
+struct ReturnSlab {
+    slots: Vec<CreditReturn>,
+    free: Vec<u32>,
+}
+
+impl ReturnSlab {
+    fn alloc(&mut self, r: CreditReturn) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = r;
+                i
+            }
+            None => {
+                self.slots.push(r);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
 }
 
 /// Every channel of the network.
@@ -124,12 +108,13 @@ pub(crate) struct Channels {
     /// Credits (bytes) per channel and virtual channel, `channel * n_vcs +
     /// vc`, when there are more VCs than a record holds (else empty).
     wide_credits: Vec<i64>,
-    /// Credits on their way back to each transmitter, earliest first.
-    returns: Vec<ReturnQueue>,
+    returns: ReturnSlab,
     pub vcs: VcLayout,
     /// Endpoint each channel leaves from (`NONE`: a switch).
     pub from_endpoint: Vec<u32>,
-    /// Packets replayed by link-level retry on each channel.
+    /// When each link fails (empty: none does; NEVER: this one does not).
+    fail_at: Vec<Ps>,
+    /// Packets replayed by link-level retry on each channel (empty on clean links).
     pub replays: Vec<u64>,
     /// Credits of one VC of a fabric input buffer.
     pub vc_capacity: i64,
@@ -142,8 +127,9 @@ impl Channels {
     /// The channels of `net`, every buffer empty: a switch input buffer of
     /// `buffer_bytes` gives each VC `vc_capacity` credits; a switch's
     /// endpoint input port has no hop VCs, so each class gets its share of
-    /// the buffer in its first VC.
-    pub fn new(net: &Network, vcs: VcLayout, vc_capacity: i64, buffer_bytes: u64, classes: usize) -> Channels {
+    /// the buffer in its first VC. `fail_at` lists the links that fail and
+    /// when; `lossy_links` says whether any link has bit errors.
+    pub fn new(net: &Network, vcs: VcLayout, vc_capacity: i64, buffer_bytes: u64, classes: usize, fail_at: &[(u32, Ps)], lossy_links: bool) -> Channels {
         let nch = net.channels.len();
         let n = vcs.n_vcs;
         let per_class = buffer_bytes as i64 / classes as i64;
@@ -157,31 +143,38 @@ impl Channels {
                     next_credit_at: NEVER,
                     queued_bytes: 0,
                     rate: c.rate,
-                    fail_at: NEVER,
                     latency_ps: u32::try_from(c.latency).expect("link latencies are checked to fit 32 bits of ps"),
                     queued_packets: 0,
                     to_switch: if let End::Switch { switch, .. } = c.dst { switch } else { NONE },
+                    returns_head: NONE,
+                    returns_tail: NONE,
                     waiting_credit: false,
                     to_endpoint: matches!(c.dst, End::Endpoint(_)),
                     fabric: c.kind != LinkKind::Terminal,
                     credits: [0; INLINE_VCS],
+                    queues: NONE,
                     xbar: CrossbarRead::default(),
                     busy_ps: 0,
                     bytes: 0,
                 })
                 .collect(),
             wide_credits: if n > INLINE_VCS { vec![0; nch * n] } else { Vec::new() },
-            returns: vec![ReturnQueue::default(); nch],
+            returns: ReturnSlab::default(),
             vcs,
             from_endpoint: net.channels.iter().map(|c| if let End::Endpoint(e) = c.src { e } else { NONE }).collect(),
-            replays: vec![0; nch],
+            fail_at: Vec::new(),
+            replays: if lossy_links { vec![0; nch] } else { Vec::new() },
             vc_capacity,
         };
+        if !fail_at.is_empty() {
+            ch.fail_at = vec![NEVER; nch];
+            for &(c, at) in fail_at {
+                ch.fail_at[c as usize] = at;
+            }
+        }
         for (c, link) in net.channels.iter().enumerate() {
             for v in 0..n {
                 let full = match link.src {
-                    // A switch's endpoint input port has no hop VCs: each
-                    // class gets its share of the buffer in its first VC.
                     End::Endpoint(_) if v % vcs.hop_vcs == 0 => per_class,
                     End::Endpoint(_) => 0,
                     End::Switch { .. } => vc_capacity,
@@ -190,6 +183,17 @@ impl Channels {
             }
         }
         ch
+    }
+
+    /// When the link of `ch` fails (NEVER if it does not).
+    #[inline]
+    pub fn fail_at(&self, ch: u32) -> Ps {
+        self.fail_at.get(ch as usize).copied().unwrap_or(NEVER)
+    }
+
+    /// Packets replayed by link-level retry on `ch`.
+    pub fn replays(&self, ch: usize) -> u64 {
+        self.replays.get(ch).copied().unwrap_or(0)
     }
 
     /// Hints the processor to fetch the transmitter of `ch`.
@@ -204,15 +208,16 @@ impl Channels {
 
     /// Hints the processor to fetch what a packet arriving on `ch` reads
     /// of it: its transmitter (where it leads, its rate and latency for the
-    /// credit return), the input port's crossbar read and its credit returns.
+    /// credit return, the input port's crossbar read) and its last credit return.
     #[inline]
     pub fn prefetch_input(&self, ch: u32) {
-        let c = ch as usize;
-        if c < self.tx.len() {
-            let t = &self.tx[c] as *const Transmitter as *const u8;
-            crate::packet::prefetch_read(t);
-            crate::packet::prefetch_read(t.wrapping_add(64));
-            crate::packet::prefetch_read(&self.returns[c] as *const ReturnQueue as *const u8);
+        if let Some(t) = self.tx.get(ch as usize) {
+            let p = t as *const Transmitter as *const u8;
+            crate::packet::prefetch_read(p);
+            crate::packet::prefetch_read(p.wrapping_add(64));
+            if let Some(r) = self.returns.slots.get(t.returns_tail as usize) {
+                crate::packet::prefetch_read(r as *const CreditReturn as *const u8);
+            }
         }
     }
 
@@ -257,16 +262,25 @@ impl Channels {
         if self.tx[c].next_credit_at > now {
             return self.tx[c].next_credit_at;
         }
-        while let Some(&r) = self.returns[c].front() {
+        let mut head = self.tx[c].returns_head;
+        while head != NONE {
+            let r = self.returns.slots[head as usize];
             if r.at > now {
                 break;
             }
             self.add_credits(ch, r.vc as usize, r.bytes as i64);
-            self.returns[c].pop_front();
+            self.returns.free.push(head);
+            head = r.next;
         }
-        let next = self.returns[c].front().map_or(NEVER, |r| r.at);
-        self.tx[c].next_credit_at = next;
-        next
+        let t = &mut self.tx[c];
+        t.returns_head = head;
+        if head == NONE {
+            t.returns_tail = NONE;
+            t.next_credit_at = NEVER;
+        } else {
+            t.next_credit_at = self.returns.slots[head as usize].at;
+        }
+        t.next_credit_at
     }
 
     /// True if VC `vc` of `ch` has `bytes` credits now; absorbs the returns
@@ -284,15 +298,33 @@ impl Channels {
     /// Sends `bytes` of VC `vc` credits back to the transmitter of `ch`,
     /// arriving at `at`. Returns true if that transmitter was waiting for
     /// credits (the caller wakes it at `at`). Returns that have arrived by
-    /// `now` are absorbed first, while their queue is at hand: the queue
-    /// then holds only credits still on the wire.
+    /// `now` are absorbed first: the list then holds only credits on the wire.
     #[inline]
     pub fn send_back(&mut self, ch: u32, vc: u8, bytes: u32, at: Ps, now: Ps) -> bool {
         self.absorb(ch, now);
-        // Keep the returns sorted by arrival; they come nearly in order, so
-        // the insertion point is found from the back in a step or two.
-        self.returns[ch as usize].insert(CreditReturn { at, vc, bytes });
-        let t = &mut self.tx[ch as usize];
+        let c = ch as usize;
+        let (head, tail) = (self.tx[c].returns_head, self.tx[c].returns_tail);
+        let r = self.returns.alloc(CreditReturn { at, bytes, next: NONE, vc });
+        let slots = &mut self.returns.slots;
+        if tail == NONE {
+            self.tx[c].returns_head = r;
+            self.tx[c].returns_tail = r;
+        } else if slots[tail as usize].at <= at {
+            slots[tail as usize].next = r;
+            self.tx[c].returns_tail = r;
+        } else if slots[head as usize].at > at {
+            slots[r as usize].next = head;
+            self.tx[c].returns_head = r;
+        } else {
+            // After every return not later than it.
+            let mut prev = head;
+            while slots[slots[prev as usize].next as usize].at <= at {
+                prev = slots[prev as usize].next;
+            }
+            slots[r as usize].next = slots[prev as usize].next;
+            slots[prev as usize].next = r;
+        }
+        let t = &mut self.tx[c];
         t.next_credit_at = t.next_credit_at.min(at);
         std::mem::take(&mut t.waiting_credit)
     }
@@ -303,7 +335,7 @@ impl Channels {
     /// first, so a quiet channel reads empty however long it has been quiet.
     #[inline]
     pub fn occupancy(&mut self, ch: u32, now: Ps) -> u64 {
-        if self.tx[ch as usize].fail_at <= now {
+        if self.fail_at(ch) <= now {
             return FAILED_LINK;
         }
         self.absorb(ch, now);
@@ -329,5 +361,15 @@ impl Channels {
             t.busy_ps += ser;
             t.bytes += wire as u64;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_channel_record_is_two_cache_lines() {
+        assert_eq!(std::mem::size_of::<Transmitter>(), 128);
     }
 }

@@ -297,7 +297,9 @@ impl Simulation {
                 self.pool.prefetch_cold(h);
             }
         } else if let Some(c) = next.try_output() {
-            self.switches.prefetch_queues(c, self.vcs.n_vcs);
+            if let Some(t) = self.channels.tx.get(c as usize) {
+                self.switches.prefetch_queues(t.queues);
+            }
         }
     }
 

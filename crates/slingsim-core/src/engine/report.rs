@@ -56,9 +56,11 @@ impl Simulation {
     /// queue, every packet on a wire and every lost packet awaiting its
     /// source's retry (independent of the running totals).
     fn for_each_in_network(&self, mut f: impl FnMut(&crate::packet::Packet)) {
-        for q in &self.switches.queues {
-            for h in q.iter(&self.pool) {
-                f(&self.pool.get(h));
+        for t in &self.channels.tx {
+            for voq in self.switches.queues_from(t.queues) {
+                for h in voq.queue.iter(&self.pool) {
+                    f(&self.pool.get(h));
+                }
             }
         }
         for ev in self.events.iter() {
@@ -271,7 +273,7 @@ impl Simulation {
         t.push("bytes", Column::U64(tx.iter().map(|t| t.bytes).collect()));
         let w = self.window() as f64;
         t.push("utilization", Column::F64(tx.iter().map(|t| t.busy_ps as f64 / w).collect()));
-        t.push("llr_replays", Column::U64(self.channels.replays.clone()));
+        t.push("llr_replays", Column::U64((0..ch.len()).map(|c| self.channels.replays(c)).collect()));
         t
     }
 

@@ -10,17 +10,31 @@ use super::{Simulation, NEVER};
 use crate::congestion::{CongestionControl, Marks};
 use crate::event::Event;
 use crate::network::NONE;
-use crate::packet::{PacketQueue, FLAG_ECN};
+use crate::packet::{PacketPool, PacketQueue, FLAG_ECN};
 use crate::qos::{ShareMeter, TrafficClass};
 use crate::rng::Rng;
 use crate::routing::{self, Biases};
 use crate::topology::Topology;
 use crate::units::{Ps, Rate};
 
+/// A virtual output queue: the packets of one virtual channel waiting for
+/// one output, linked to the output's next non-empty queue.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Voq {
+    pub queue: PacketQueue,
+    /// The output's next non-empty queue (a higher VC; `NONE`: last).
+    pub next: u32,
+    pub vc: u8,
+}
+
 /// The switches' own state: their virtual output queues and random streams.
 pub(crate) struct Switches {
-    /// Packets waiting for output channel `ch` on VC `vc`: `ch * n_vcs + vc`.
-    pub queues: Vec<PacketQueue>,
+    /// Every non-empty virtual output queue. An output's queues form a list
+    /// in VC order from its transmitter's `queues` handle; most queues are
+    /// empty at any time, so only the non-empty ones take memory, and
+    /// arbitration looks at those alone.
+    pub voqs: Vec<Voq>,
+    free_voqs: Vec<u32>,
     /// One random stream per switch (routing choices).
     pub rng: Vec<Rng>,
     /// Fall-through latency port to port.
@@ -30,12 +44,81 @@ pub(crate) struct Switches {
 }
 
 impl Switches {
-    /// Hints the processor to fetch the virtual output queues of output `ch`.
+    /// Switches with empty queues: `rng` gives each its random stream.
+    pub fn new(rng: Vec<Rng>, latency: Ps, speedup: f64) -> Switches {
+        Switches { voqs: Vec::new(), free_voqs: Vec::new(), rng, latency, speedup }
+    }
+
+    /// Hints the processor to fetch the first queue of an output whose
+    /// list starts at `first`.
     #[inline]
-    pub fn prefetch_queues(&self, ch: u32, n_vcs: usize) {
-        if let Some(q) = self.queues.get(ch as usize * n_vcs) {
-            crate::packet::prefetch_read(q as *const PacketQueue as *const u8);
+    pub fn prefetch_queues(&self, first: u32) {
+        if let Some(q) = self.voqs.get(first as usize) {
+            crate::packet::prefetch_read(q as *const Voq as *const u8);
         }
+    }
+
+    /// The queues of the output whose list starts at `first`, in VC order.
+    pub fn queues_from(&self, first: u32) -> impl Iterator<Item = &Voq> + '_ {
+        let mut v = first;
+        std::iter::from_fn(move || {
+            let q = self.voqs.get(v as usize)?;
+            v = q.next;
+            Some(q)
+        })
+    }
+
+    /// Appends packet `h` to the VC `vc` queue of the output whose list
+    /// starts at `*first`, making the queue if it is empty.
+    #[inline]
+    fn push(&mut self, first: &mut u32, vc: u8, pool: &mut PacketPool, h: u32) {
+        // Find the queue, or the place for it in VC order.
+        let (mut prev, mut v) = (NONE, *first);
+        while v != NONE && self.voqs[v as usize].vc < vc {
+            (prev, v) = (v, self.voqs[v as usize].next);
+        }
+        if v == NONE || self.voqs[v as usize].vc != vc {
+            let q = Voq { queue: PacketQueue::default(), next: v, vc };
+            let new = match self.free_voqs.pop() {
+                Some(i) => {
+                    self.voqs[i as usize] = q;
+                    i
+                }
+                None => {
+                    self.voqs.push(q);
+                    (self.voqs.len() - 1) as u32
+                }
+            };
+            if prev == NONE {
+                *first = new;
+            } else {
+                self.voqs[prev as usize].next = new;
+            }
+            v = new;
+        }
+        self.voqs[v as usize].queue.push(pool, h);
+    }
+
+    /// Takes the head of the VC `vc` queue of the output whose list starts
+    /// at `*first` (it must hold one), dropping the queue once empty.
+    #[inline]
+    fn pop(&mut self, first: &mut u32, vc: u8, pool: &PacketPool) -> u32 {
+        let (mut prev, mut v) = (NONE, *first);
+        while self.voqs[v as usize].vc != vc {
+            (prev, v) = (v, self.voqs[v as usize].next);
+        }
+        let q = &mut self.voqs[v as usize];
+        let h = q.queue.pop(pool);
+        if q.queue.is_empty() {
+            let next = q.next;
+            if prev == NONE {
+                *first = next;
+            } else {
+                self.voqs[prev as usize].next = next;
+            }
+            self.free_voqs.push(v);
+        }
+        h
     }
 
     /// Time input port of rate `rate` needs to read `wire` bytes into the crossbar.
@@ -100,7 +183,8 @@ impl Simulation {
         if self.try_cut_through(h, out, vc, to_endpoint) {
             return;
         }
-        self.switches.queues[out as usize * self.vcs.n_vcs + vc].push(&mut self.pool, h);
+        let first = &mut self.channels.tx[out as usize].queues;
+        self.switches.push(first, vc as u8, &mut self.pool, h);
         self.cc.on_egress_enqueue(out, to_endpoint, src);
         let t = &mut self.channels.tx[out as usize];
         t.queued_bytes += wire as u64;
@@ -145,18 +229,17 @@ impl Simulation {
     /// ([`crate::qos::pick_class`]), then its oldest ready head.
     pub(crate) fn switch_send(&mut self, ch: u32) {
         let now = self.clock.now;
-        let n = self.vcs.n_vcs;
         let to_switch = !self.channels.tx[ch as usize].to_endpoint;
         let ncls = self.qos.classes.len();
         // Oldest sendable head per class.
         let mut best = [None::<(Ps, usize)>; 8];
         let mut wake = NEVER;
         let mut credit_blocked = false;
-        for vc in 0..n {
-            let q = self.switches.queues[ch as usize * n + vc];
-            if q.is_empty() {
-                continue;
-            }
+        let mut v = self.channels.tx[ch as usize].queues;
+        while v != NONE {
+            let Voq { queue: q, next, vc } = self.switches.voqs[v as usize];
+            let vc = vc as usize;
+            v = next;
             if q.head_ready > now {
                 wake = wake.min(q.head_ready);
                 continue;
@@ -227,7 +310,8 @@ impl Simulation {
 
     /// Sends the head of queue (`ch`, `vc`) now.
     fn transmit(&mut self, ch: u32, vc: usize, to_switch: bool) {
-        let h = self.switches.queues[ch as usize * self.vcs.n_vcs + vc].pop(&self.pool);
+        let first = &mut self.channels.tx[ch as usize].queues;
+        let h = self.switches.pop(first, vc as u8, &self.pool);
         if self.cc.active() {
             self.mark_congestion(h, ch, !to_switch);
         }
@@ -267,10 +351,11 @@ impl Simulation {
     /// Starts sending packet `h` on channel `ch` (VC `vc`) at time `now`
     /// (the present, or the moment a cut-through packet becomes ready).
     fn start_transmission(&mut self, h: u32, ch: u32, vc: usize, to_switch: bool, now: Ps) {
-        let (rate, latency, fabric, to_endpoint, fail_at) = {
+        let (rate, latency, fabric, to_endpoint) = {
             let t = &self.channels.tx[ch as usize];
-            (t.rate, t.latency(), t.fabric, t.to_endpoint, t.fail_at)
+            (t.rate, t.latency(), t.fabric, t.to_endpoint)
         };
+        let fail_at = self.channels.fail_at(ch);
         let wire = self.pool.hot(h).wire;
         let ser = rate.serialize(wire as u64);
         if fail_at <= now {

@@ -47,7 +47,7 @@ impl Simulation {
                 End::Endpoint(e) => format!("endpoint {e}"),
             };
             let vcs: Vec<_> = (0..n)
-                .filter(|&v| !self.switches.queues[c * n + v].is_empty())
+                .filter(|&v| self.switches.queues_from(t.queues).any(|q| q.vc as usize == v))
                 .map(|v| json!({"vc": v, "credits_bytes": self.channels.credits(c as u32, v)}))
                 .collect();
             self.stuck.push(json!({

@@ -150,6 +150,7 @@ impl Topology {
             Family::Dragonfly => {
                 let (df, mut net) = Dragonfly::build(t, l, n)?;
                 apply_degraded(&mut net, &cfg.links.degraded)?;
+                net.shrink_to_fit();
                 return Ok((Topology::Dragonfly(df), net));
             }
             Family::Slimfly => slimfly::build(t, l, n)?,
@@ -160,6 +161,7 @@ impl Topology {
         };
         let mut built = built;
         apply_degraded(&mut built.net, &cfg.links.degraded)?;
+        built.net.shrink_to_fit();
         let switches = built.net.switches();
         if switches > graph::MAX_SWITCHES {
             return Err(ConfigError::new(

@@ -10,6 +10,10 @@ from typing import Dict, List, Optional, Union
 
 Column = List[Union[int, float, str, bool, None]]
 
+def packet_record_bytes() -> int:
+    """Bytes the engine keeps per packet in flight (its per-hop and cold halves)."""
+    ...
+
 def version() -> str:
     """Version of the engine crate."""
 

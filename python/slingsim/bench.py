@@ -103,10 +103,28 @@ def family_scenario(preset: str) -> Callable[[], Config]:
     return config
 
 
+def dragonfly_1056_64b() -> Config:
+    """A balanced 1056-node dragonfly (p=4, a=8, h=4, g=33) with 64-byte packets, one packet per ns per link,
+    uniform at 38% load, 10 us warmup + 10 us: the regime of cycle-level simulators, where every packet is tiny."""
+    return load_config("bench/dragonfly-1056-64B")
+
+
+def fattree_permutation(endpoints: int) -> Callable[[], Config]:
+    """A fat tree permutation of 2 MiB flows, run to completion."""
+    def config() -> Config:
+        return load_config(f"bench/fattree-permutation-{endpoints}")
+    config.__doc__ = (f"A {endpoints}-endpoint 3-level fat tree (radix {8 if endpoints == 128 else 16}), 100 Gb/s, "
+                      "one 2 MiB flow per node in a random permutation, run to completion.")
+    return config
+
+
 SCENARIOS: Dict[str, Callable[[], Union[Config, List[Config]]]] = {
     "shandy-uniform-50": shandy_uniform_50,
     "max-build": max_build,
     "malbec-adversarial-ugal": malbec_adversarial_ugal,
+    "dragonfly-1056-64B": dragonfly_1056_64b,
+    "fattree-permutation-128": fattree_permutation(128),
+    "fattree-permutation-1024": fattree_permutation(1024),
     **{f"incast-{cc}": incast_scenario(cc) for cc in CONGESTION_CONTROLS},
     **{f"{preset}-uniform-30": family_scenario(preset) for preset in FAMILY_PRESETS},
     "gpcnet-shandy-latency": gpcnet_latency_shandy,

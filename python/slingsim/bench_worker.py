@@ -12,6 +12,7 @@ import sys
 import time
 from typing import Any, Dict
 
+from . import _core
 from .api import Simulation
 from .bench import scenario_config
 
@@ -49,6 +50,8 @@ def measure(name: str) -> Dict[str, Any]:
         "build_s": build_s,
         "events": total("events"),
         "packet_hops": total("packet_hops"),
+        "events_per_hop": total("events") / max(1, total("packet_hops")),
+        "bytes_per_packet": _core.packet_record_bytes(),
         "sim_time_ns": total("sim_time_ns"),
         "end_reason": last["end_reason"],
         "accepted_load": last["accepted_load"],

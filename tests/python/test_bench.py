@@ -7,6 +7,7 @@ from slingsim.bench import SCENARIOS, scenario_config
 
 def test_scenarios_are_the_documented_ones():
     assert list(SCENARIOS) == ["shandy-uniform-50", "max-build", "malbec-adversarial-ugal",
+                               "dragonfly-1056-64B", "fattree-permutation-128", "fattree-permutation-1024",
                                "incast-none", "incast-dcqcn", "incast-slingshot"] + [
         f"{p}-uniform-30" for p in ("dragonfly-3k", "megafly-3k", "slimfly-3k", "fitfly-3k", "fattree-3k", "aries-crystal")
     ] + ["gpcnet-shandy-latency", "impact-pair-shandy"]
@@ -66,3 +67,15 @@ def test_incast_scenarios_differ_only_in_congestion_control():
         assert [t["name"] for t in cfg["traffic"]] == ["victim", "aggressor"]
     strip = [{k: v for k, v in cfg.items() if k != "congestion"} for cfg in configs.values()]
     assert strip[0] == strip[1] == strip[2]
+
+
+def test_bench_reports_events_per_hop_and_bytes_per_packet():
+    """Issue 10: the figures that explain a scenario's speed, for a run to completion."""
+    from slingsim import _core
+    from slingsim.bench import measure_in_subprocess
+
+    figures = measure_in_subprocess("fattree-permutation-128")
+    assert figures["end_reason"] == "flows_done"
+    # Every hop is at least its arrival event; a NIC or switch attempt is the rest.
+    assert 1.0 <= figures["events_per_hop"] < 3.0
+    assert figures["bytes_per_packet"] == _core.packet_record_bytes() <= 128

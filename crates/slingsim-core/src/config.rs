@@ -382,9 +382,10 @@ pub struct RoutingConfig {
 
 impl Default for RoutingConfig {
     fn default() -> Self {
-        // 64 KiB byte-hops: credits of packets still travelling count as
-        // occupancy even on an idle network (a few packets x 3 hops), and
-        // without this margin UGAL sends ~20% of light traffic non-minimally.
+        // 64 KiB byte-hops, about five full RoCE packets over three hops: a
+        // packet counts until its credits return, so an uncongested output
+        // shows a few packets, and a smaller margin sends uniform traffic
+        // the long way (docs/model.md measures the trade-off).
         RoutingConfig {
             algorithm: crate::routing::Algorithm::Minimal,
             ugal_threshold_bytes: 65_536.0,

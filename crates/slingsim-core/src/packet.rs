@@ -120,6 +120,9 @@ pub struct PacketCold {
     pub retries: u8,
 }
 
+/// Bytes the engine keeps per packet in flight (both halves).
+pub const RECORD_BYTES: usize = std::mem::size_of::<PacketHot>() + std::mem::size_of::<PacketCold>();
+
 /// A whole packet, as built at the NIC.
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {

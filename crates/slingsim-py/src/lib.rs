@@ -87,6 +87,12 @@ fn resolved_config(py: Python<'_>, config_json: &str) -> PyResult<String> {
     py.detach(move || slingsim_core::Config::from_json(&text).map(|c| c.resolved().to_string())).map_err(engine_error)
 }
 
+/// Bytes the engine keeps per packet in flight.
+#[pyfunction]
+fn packet_record_bytes() -> usize {
+    slingsim_core::packet::RECORD_BYTES
+}
+
 /// Builds the topology of a config and returns its analytics as JSON text.
 #[pyfunction]
 fn topology_analytics(py: Python<'_>, config_json: &str) -> PyResult<String> {
@@ -237,6 +243,7 @@ impl Simulation {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(build_commit, m)?)?;
+    m.add_function(wrap_pyfunction!(packet_record_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(resolved_config, m)?)?;
     m.add_function(wrap_pyfunction!(topology_analytics, m)?)?;
     m.add_function(wrap_pyfunction!(check_deadlock, m)?)?;

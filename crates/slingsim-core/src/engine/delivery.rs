@@ -91,8 +91,12 @@ impl Simulation {
         let f = &mut self.flows.records[flow as usize];
         f.end = t;
         let st = &mut self.measure.stats[f.source as usize];
-        st.fct.record(t - f.start);
-        st.flows_done += 1;
+        if f.lost_bytes == 0 {
+            st.fct.record(t - f.start);
+            st.flows_done += 1;
+        } else {
+            st.flows_lost += 1;
+        }
         self.flows.pending -= 1;
         if f.mpi != NONE {
             let id = f.mpi;

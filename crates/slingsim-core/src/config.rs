@@ -635,25 +635,17 @@ impl Config {
                 check(&format!("{f}.stop_ns"), stop, &lim::TIME_NS)?;
             }
             check(&format!("{f}.message_bytes"), t.message_bytes as f64, &lim::SIZE_BYTES)?;
-            match t.flow_bytes {
-                Some(b) => {
-                    check(&format!("{f}.flow_bytes"), b as f64, &lim::SIZE_BYTES)?;
-                    check_count(&format!("{f}.flows_per_node"), t.flows_per_node as u64, 1, 1 << 20, "flows")?;
-                    if t.load != TrafficConfig::default().load {
-                        return Err(ConfigError::new(
-                            format!("{f}.load"),
-                            "a flow source (flow_bytes) sends each flow at once, at line rate; load sets an offered-load source's rate: remove load, or flow_bytes",
-                        ));
-                    }
-                }
-                None => {
-                    if !(t.load.is_finite() && t.load > 0.0 && t.load <= 1.0) {
-                        return Err(ConfigError::new(
-                            format!("{f}.load"),
-                            format!("offered load must be in (0, 1] (a fraction of the node injection bandwidth), got {}", t.load),
-                        ));
-                    }
-                }
+            if let Some(b) = t.flow_bytes {
+                check(&format!("{f}.flow_bytes"), b as f64, &lim::SIZE_BYTES)?;
+                check_count(&format!("{f}.flows_per_node"), t.flows_per_node as u64, 1, 1 << 20, "flows")?;
+            }
+            // Checked for flow sources too (which send at line rate and do
+            // not use it), so a source turned into one keeps a sane value.
+            if !(t.load.is_finite() && t.load > 0.0 && t.load <= 1.0) {
+                return Err(ConfigError::new(
+                    format!("{f}.load"),
+                    format!("offered load must be in (0, 1] (a fraction of the node injection bandwidth), got {}", t.load),
+                ));
             }
         }
         Ok(())

@@ -95,9 +95,11 @@ fn processes_per_node_and_job_times_are_bounded() {
 }
 
 #[test]
-fn a_flow_source_with_a_load_is_refused() {
-    let m = refused(small(json!({"traffic": [{"name": "f", "pattern": "permutation", "flow_bytes": 4096, "load": 0.9}]})), "traffic[0].load");
-    assert!(m.contains("flow"), "{m}");
+fn a_flow_source_load_is_checked_too() {
+    // It was accepted unchecked: a flow source sends at line rate, but a
+    // nonsense load is still refused.
+    let m = refused(small(json!({"traffic": [{"name": "f", "pattern": "permutation", "flow_bytes": 4096, "load": -3.0}]})), "traffic[0].load");
+    assert!(m.contains("(0, 1]"), "{m}");
 }
 
 /// Two groups joined by one global link, which fails at the start: a
@@ -123,6 +125,7 @@ fn flows_that_lost_bytes_are_not_reported_completed() {
     assert_eq!(s["flows"]["count"], 1, "{s}");
     assert_eq!(s["flows"]["completed"], 0, "a flow that lost its bytes is not completed: {s}");
     assert_eq!(s["flows"]["lost"], 1, "{s}");
+    assert_eq!(s["end_reason"], "flows_lost", "{s}");
     assert_eq!(s["bytes_lost"], 20000, "{s}");
     let flows = sim.flows_table();
     let completed = flows.columns.iter().find(|(n, _)| n == "completed").unwrap();

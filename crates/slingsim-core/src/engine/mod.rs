@@ -67,6 +67,9 @@ pub enum EndReason {
     DrainLimit,
     /// Only flows ran and all completed.
     FlowsDone,
+    /// Only flows ran and all ended, but some lost bytes (end-to-end
+    /// retries exhausted, lossy drops): see `flows.lost` and `bytes_lost`.
+    FlowsLost,
     /// Flows did not complete before `sim.max_time_ns`.
     MaxTime,
     /// Nothing can move: the watchdog fired.
@@ -90,6 +93,7 @@ impl EndReason {
             EndReason::TimeLimit => "time_limit",
             EndReason::DrainLimit => "drain_limit",
             EndReason::FlowsDone => "flows_done",
+            EndReason::FlowsLost => "flows_lost",
             EndReason::MaxTime => "max_time",
             EndReason::Deadlock => "deadlock",
             EndReason::Idle => "idle",

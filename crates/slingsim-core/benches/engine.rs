@@ -38,6 +38,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
 use serde_json::{json, Value};
 use slingsim_core::event::{Event, EventQueue};
+use slingsim_core::ids::PacketId;
 use slingsim_core::rng::Rng;
 use slingsim_core::Simulation;
 
@@ -66,7 +67,7 @@ fn event_queue(c: &mut Criterion) {
         let mut now = 0;
         b.iter(|| {
             for (i, &dt) in offsets.iter().enumerate() {
-                q.push(now + dt, Event::Arrive(i as u32));
+                q.push(now + dt, Event::Arrive(PacketId(i as u32)));
             }
             while let Some((t, ev)) = q.pop() {
                 now = t;
@@ -80,7 +81,7 @@ fn event_queue(c: &mut Criterion) {
         let mut rng = Rng::new(1, 1);
         let mut q = EventQueue::default();
         for i in 0..QUEUE_EVENTS {
-            q.push(rng.below(HORIZON_PS), Event::Arrive(i));
+            q.push(rng.below(HORIZON_PS), Event::Arrive(PacketId(i)));
         }
         b.iter(|| {
             for _ in 0..HOLD_OPS {

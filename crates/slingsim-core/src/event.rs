@@ -2,15 +2,16 @@
 //! same picosecond run in the order they were scheduled, so runs are
 //! deterministic (MODEL.md Sec. 1).
 
+use crate::ids::{ChannelId, PacketId};
 use crate::units::Ps;
 
 /// What happens at an event. Indices refer to the simulation's arrays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Event {
     /// The head of a packet arrives at the far end of the channel it is on.
-    Arrive(u32),
+    Arrive(PacketId),
     /// A channel's transmitter looks for the next packet to send.
-    TryOutput(u32),
+    TryOutput(ChannelId),
     /// A Bernoulli source generates its next message at one node.
     Generate { source: u16, member: u32 },
     /// A flow source starts its flows.
@@ -21,7 +22,7 @@ pub enum Event {
     /// simulation's pending acks).
     Ack(u32),
     /// The NIC's end-to-end retry timer for a lost packet expires.
-    Retry(u32),
+    Retry(PacketId),
     /// The measurement window closes.
     WindowEnd,
     /// An MPI rank runs its next operations.
@@ -42,14 +43,14 @@ impl Ahead {
 
     /// The packet of an `Arrive` event.
     #[inline]
-    pub fn arrive(self) -> Option<u32> {
-        (self.0 >> 60 == 0).then_some(self.0 as u32)
+    pub fn arrive(self) -> Option<PacketId> {
+        (self.0 >> 60 == 0).then_some(PacketId(self.0 as u32))
     }
 
     /// The channel of a `TryOutput` event.
     #[inline]
-    pub fn try_output(self) -> Option<u32> {
-        (self.0 >> 60 == 1).then_some(self.0 as u32)
+    pub fn try_output(self) -> Option<ChannelId> {
+        (self.0 >> 60 == 1).then_some(ChannelId(self.0 as u32))
     }
 }
 
@@ -57,13 +58,13 @@ impl Event {
     #[inline(always)]
     fn pack(self) -> u64 {
         match self {
-            Event::Arrive(h) => h as u64,
-            Event::TryOutput(c) => (1 << 60) | c as u64,
+            Event::Arrive(h) => h.0 as u64,
+            Event::TryOutput(c) => (1 << 60) | c.0 as u64,
             Event::Generate { source, member } => (2 << 60) | ((source as u64) << 32) | member as u64,
             Event::StartFlows(s) => (3 << 60) | s as u64,
             Event::Watchdog => 4 << 60,
             Event::Ack(a) => (5 << 60) | a as u64,
-            Event::Retry(h) => (6 << 60) | h as u64,
+            Event::Retry(h) => (6 << 60) | h.0 as u64,
             Event::WindowEnd => 7 << 60,
             Event::MpiWake(r) => (8 << 60) | r as u64,
             Event::MpiPost(w) => (9 << 60) | w as u64,
@@ -74,12 +75,12 @@ impl Event {
     #[inline]
     fn unpack(x: u64) -> Event {
         match x >> 60 {
-            0 => Event::Arrive(x as u32),
-            1 => Event::TryOutput(x as u32),
+            0 => Event::Arrive(PacketId(x as u32)),
+            1 => Event::TryOutput(ChannelId(x as u32)),
             2 => Event::Generate { source: (x >> 32) as u16, member: x as u32 },
             3 => Event::StartFlows(x as u16),
             5 => Event::Ack(x as u32),
-            6 => Event::Retry(x as u32),
+            6 => Event::Retry(PacketId(x as u32)),
             7 => Event::WindowEnd,
             8 => Event::MpiWake(x as u32),
             9 => Event::MpiPost(x as u32),
@@ -422,18 +423,18 @@ mod tests {
     #[test]
     fn ties_break_fifo() {
         let mut q = EventQueue::default();
-        q.push(10, Event::TryOutput(3));
-        q.push(5, Event::TryOutput(9));
-        q.push(10, Event::TryOutput(1));
-        q.push(10, Event::Arrive(0));
+        q.push(10, Event::TryOutput(ChannelId(3)));
+        q.push(5, Event::TryOutput(ChannelId(9)));
+        q.push(10, Event::TryOutput(ChannelId(1)));
+        q.push(10, Event::Arrive(PacketId(0)));
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
             vec![
-                (5, Event::TryOutput(9)),
-                (10, Event::TryOutput(3)),
-                (10, Event::TryOutput(1)),
-                (10, Event::Arrive(0)),
+                (5, Event::TryOutput(ChannelId(9))),
+                (10, Event::TryOutput(ChannelId(3))),
+                (10, Event::TryOutput(ChannelId(1))),
+                (10, Event::Arrive(PacketId(0))),
             ]
         );
     }
@@ -450,12 +451,12 @@ mod tests {
                 1 => r.below(100_000),
                 _ => r.below(1_000_000_000),
             };
-            q.push(t, Event::Arrive(i));
+            q.push(t, Event::Arrive(PacketId(i)));
             want.push((t, i));
         }
         want.sort(); // by time, then by insertion (i grows with insertion)
         let got: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(t, e)| match e {
-            Event::Arrive(i) => (t, i),
+            Event::Arrive(i) => (t, i.0),
             _ => unreachable!(),
         }).collect();
         assert_eq!(got, want);
@@ -467,14 +468,14 @@ mod tests {
         let mut q = EventQueue::default();
         let mut r = Rng::new(4, 4);
         let mut popped = Vec::new();
-        q.push(0, Event::Arrive(0));
+        q.push(0, Event::Arrive(PacketId(0)));
         let mut next = 1u32;
         while let Some((t, e)) = q.pop() {
             popped.push((t, e));
             if next < 20_000 {
                 for _ in 0..2 {
                     let dt = if r.below(10) == 0 { r.below(5_000_000_000) } else { r.below(20_000) };
-                    q.push(t + dt, Event::Arrive(next));
+                    q.push(t + dt, Event::Arrive(PacketId(next)));
                     next += 1;
                 }
             }
@@ -494,7 +495,7 @@ mod tests {
         let mut seq = 0u64;
         let mut push = |q: &mut EventQueue, t: u64, reference: &mut std::collections::BTreeMap<(u64, u64), u32>| {
             seq += 1;
-            q.push(t, Event::Arrive(seq as u32));
+            q.push(t, Event::Arrive(PacketId(seq as u32)));
             reference.insert((t, seq), seq as u32);
         };
         for _ in 0..200 {
@@ -506,7 +507,7 @@ mod tests {
         while let Some((t, e, _)) = q.pop_until(u64::MAX) {
             let (&key, &want) = reference.iter().next().expect("reference has it");
             reference.remove(&key);
-            assert_eq!((t, e), (key.0, Event::Arrive(want)), "pop {popped}");
+            assert_eq!((t, e), (key.0, Event::Arrive(PacketId(want))), "pop {popped}");
             popped += 1;
             if popped < 20_000 {
                 for _ in 0..2 {
@@ -526,7 +527,7 @@ mod tests {
 
     #[test]
     fn events_round_trip_through_packing() {
-        for e in [Event::Arrive(7), Event::TryOutput(u32::MAX - 1), Event::Generate { source: 65535, member: 123456 }, Event::StartFlows(3), Event::Watchdog] {
+        for e in [Event::Arrive(PacketId(7)), Event::TryOutput(ChannelId(u32::MAX - 1)), Event::Generate { source: 65535, member: 123456 }, Event::StartFlows(3), Event::Watchdog] {
             assert_eq!(Event::unpack(e.pack()), e);
         }
     }

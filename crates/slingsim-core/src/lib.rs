@@ -24,6 +24,7 @@ pub mod config;
 pub mod congestion;
 pub mod engine;
 pub mod error;
+pub mod ids;
 pub mod limits;
 pub mod event;
 pub mod metrics;

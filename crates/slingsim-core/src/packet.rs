@@ -6,6 +6,7 @@
 //! line; and [`PacketCold`], what only the source NIC, the destination NIC
 //! and the reports read. A hop then touches one line of packet state.
 
+use crate::ids::{ChannelId, EndpointId, Id, PacketId, SwitchId};
 use crate::network::NONE;
 use crate::units::Ps;
 
@@ -26,14 +27,14 @@ pub const FLAG_LAST_HOP: u8 = 32;
 #[repr(C, align(64))]
 pub struct PacketHot {
     /// Next packet in the queue this packet waits in (intrusive list).
-    pub next: u32,
+    pub next: PacketId,
     /// Channel the packet is queued at or travelling on.
-    pub ch: u32,
+    pub ch: ChannelId,
     /// Channel it arrived on (its input buffer, for credit return).
-    pub in_ch: u32,
-    pub src: u32,
-    pub dst: u32,
-    pub dst_switch: u32,
+    pub in_ch: ChannelId,
+    pub src: EndpointId,
+    pub dst: EndpointId,
+    pub dst_switch: SwitchId,
     /// Routing state: the intermediate still to visit (a group if
     /// `FLAG_VIA_GROUP`, else a switch; `NONE` if none), the chosen global link.
     pub via: u32,
@@ -68,13 +69,13 @@ impl PacketHot {
         }
     }
 
-    /// Intermediate switch still to visit, or `NONE`.
+    /// Intermediate switch still to visit, or `SwitchId::NONE`.
     #[inline]
-    pub fn via_switch(&self) -> u32 {
+    pub fn via_switch(&self) -> SwitchId {
         if self.flags & FLAG_VIA_GROUP == 0 {
-            self.via
+            SwitchId(self.via)
         } else {
-            NONE
+            SwitchId::NONE
         }
     }
 
@@ -87,8 +88,8 @@ impl PacketHot {
 
     /// Sets an intermediate switch.
     #[inline]
-    pub fn set_via_switch(&mut self, s: u32) {
-        self.via = s;
+    pub fn set_via_switch(&mut self, s: SwitchId) {
+        self.via = s.0;
         self.flags &= !FLAG_VIA_GROUP;
     }
 
@@ -132,12 +133,12 @@ pub struct Packet {
 
 impl Packet {
     /// A fresh packet with no routing state.
-    pub fn new(src: u32, dst: u32, dst_switch: u32, msg: u32, source: u16) -> Packet {
+    pub fn new(src: EndpointId, dst: EndpointId, dst_switch: SwitchId, msg: u32, source: u16) -> Packet {
         Packet {
             hot: PacketHot {
-                next: NONE,
-                ch: NONE,
-                in_ch: NONE,
+                next: PacketId::NONE,
+                ch: ChannelId::NONE,
+                in_ch: ChannelId::NONE,
                 src,
                 dst,
                 dst_switch,
@@ -164,29 +165,29 @@ impl Packet {
 pub struct PacketPool {
     hot: Vec<PacketHot>,
     cold: Vec<PacketCold>,
-    free: Vec<u32>,
+    free: Vec<PacketId>,
     live: usize,
 }
 
 impl PacketPool {
     /// Stores `p` and returns its handle.
     #[inline]
-    pub fn alloc(&mut self, p: Packet) -> u32 {
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
         self.live += 1;
         if let Some(h) = self.free.pop() {
-            self.hot[h as usize] = p.hot;
-            self.cold[h as usize] = p.cold;
+            self.hot[h.index()] = p.hot;
+            self.cold[h.index()] = p.cold;
             h
         } else {
             self.hot.push(p.hot);
             self.cold.push(p.cold);
-            (self.hot.len() - 1) as u32
+            PacketId((self.hot.len() - 1) as u32)
         }
     }
 
     /// Releases a handle.
     #[inline]
-    pub fn free(&mut self, h: u32) {
+    pub fn free(&mut self, h: PacketId) {
         self.live -= 1;
         self.free.push(h);
     }
@@ -203,47 +204,47 @@ impl PacketPool {
 
     /// The per-hop half.
     #[inline]
-    pub fn hot(&self, h: u32) -> &PacketHot {
-        &self.hot[h as usize]
+    pub fn hot(&self, h: PacketId) -> &PacketHot {
+        &self.hot[h.index()]
     }
 
     /// The per-hop half, writable.
     #[inline]
-    pub fn hot_mut(&mut self, h: u32) -> &mut PacketHot {
-        &mut self.hot[h as usize]
+    pub fn hot_mut(&mut self, h: PacketId) -> &mut PacketHot {
+        &mut self.hot[h.index()]
     }
 
     /// The endpoints' half.
     #[inline]
-    pub fn cold(&self, h: u32) -> &PacketCold {
-        &self.cold[h as usize]
+    pub fn cold(&self, h: PacketId) -> &PacketCold {
+        &self.cold[h.index()]
     }
 
     /// The endpoints' half, writable.
     #[inline]
-    pub fn cold_mut(&mut self, h: u32) -> &mut PacketCold {
-        &mut self.cold[h as usize]
+    pub fn cold_mut(&mut self, h: PacketId) -> &mut PacketCold {
+        &mut self.cold[h.index()]
     }
 
     /// Both halves.
     #[inline]
-    pub fn get(&self, h: u32) -> Packet {
-        Packet { hot: self.hot[h as usize], cold: self.cold[h as usize] }
+    pub fn get(&self, h: PacketId) -> Packet {
+        Packet { hot: self.hot[h.index()], cold: self.cold[h.index()] }
     }
 
     /// Hints the processor to fetch packet `h`'s hot half: the engine knows
     /// which packet the next event will touch before it handles this one.
     #[inline]
-    pub fn prefetch(&self, h: u32) {
-        if let Some(p) = self.hot.get(h as usize) {
+    pub fn prefetch(&self, h: PacketId) {
+        if let Some(p) = self.hot.get(h.index()) {
             prefetch_read(p as *const PacketHot as *const u8);
         }
     }
 
     /// Hints the processor to fetch packet `h`'s cold half.
     #[inline]
-    pub fn prefetch_cold(&self, h: u32) {
-        if let Some(p) = self.cold.get(h as usize) {
+    pub fn prefetch_cold(&self, h: PacketId) {
+        if let Some(p) = self.cold.get(h.index()) {
             prefetch_read(p as *const PacketCold as *const u8);
         }
     }
@@ -266,26 +267,26 @@ pub fn prefetch_read(p: *const u8) {
 /// so arbitration does not touch packets in the pool.
 #[derive(Clone, Copy, Debug)]
 pub struct PacketQueue {
-    pub head: u32,
-    pub tail: u32,
+    pub head: PacketId,
+    pub tail: PacketId,
     pub head_ready: Ps,
     pub head_wire: u32,
-    pub head_in_ch: u32,
+    pub head_in_ch: ChannelId,
 }
 
 impl Default for PacketQueue {
     fn default() -> Self {
-        PacketQueue { head: NONE, tail: NONE, head_ready: 0, head_wire: 0, head_in_ch: NONE }
+        PacketQueue { head: PacketId::NONE, tail: PacketId::NONE, head_ready: 0, head_wire: 0, head_in_ch: ChannelId::NONE }
     }
 }
 
 impl PacketQueue {
     /// Appends `h`.
     #[inline]
-    pub fn push(&mut self, pool: &mut PacketPool, h: u32) {
+    pub fn push(&mut self, pool: &mut PacketPool, h: PacketId) {
         let p = pool.hot_mut(h);
-        p.next = NONE;
-        if self.tail == NONE {
+        p.next = PacketId::NONE;
+        if self.tail.is_none() {
             self.head = h;
             self.head_ready = p.ready;
             self.head_wire = p.wire;
@@ -298,11 +299,11 @@ impl PacketQueue {
 
     /// Removes the head (the queue must not be empty).
     #[inline]
-    pub fn pop(&mut self, pool: &PacketPool) -> u32 {
+    pub fn pop(&mut self, pool: &PacketPool) -> PacketId {
         let h = self.head;
         self.head = pool.hot(h).next;
-        if self.head == NONE {
-            self.tail = NONE;
+        if self.head.is_none() {
+            self.tail = PacketId::NONE;
         } else {
             let p = pool.hot(self.head);
             self.head_ready = p.ready;
@@ -315,14 +316,14 @@ impl PacketQueue {
     /// True when empty.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.head == NONE
+        self.head.is_none()
     }
 
     /// The handles in the queue, head first.
-    pub fn iter<'a>(&self, pool: &'a PacketPool) -> impl Iterator<Item = u32> + 'a {
+    pub fn iter<'a>(&self, pool: &'a PacketPool) -> impl Iterator<Item = PacketId> + 'a {
         let mut h = self.head;
         std::iter::from_fn(move || {
-            if h == NONE {
+            if h.is_none() {
                 return None;
             }
             let cur = h;
@@ -344,13 +345,13 @@ mod tests {
 
     #[test]
     fn intermediates_are_a_group_or_a_switch() {
-        let mut p = Packet::new(0, 1, 2, NONE, 0).hot;
-        assert_eq!((p.via_group(), p.via_switch()), (NONE, NONE));
+        let mut p = Packet::new(EndpointId(0), EndpointId(1), SwitchId(2), NONE, 0).hot;
+        assert_eq!((p.via_group(), p.via_switch()), (NONE, SwitchId::NONE));
         p.set_via_group(7);
-        assert_eq!((p.via_group(), p.via_switch()), (7, NONE));
-        p.set_via_switch(3);
-        assert_eq!((p.via_group(), p.via_switch()), (NONE, 3));
+        assert_eq!((p.via_group(), p.via_switch()), (7, SwitchId::NONE));
+        p.set_via_switch(SwitchId(3));
+        assert_eq!((p.via_group(), p.via_switch()), (NONE, SwitchId(3)));
         p.clear_via();
-        assert_eq!((p.via_group(), p.via_switch()), (NONE, NONE));
+        assert_eq!((p.via_group(), p.via_switch()), (NONE, SwitchId::NONE));
     }
 }

@@ -1,6 +1,7 @@
 //! Whole-engine checks against physics: zero-load latency from hop counts,
 //! conservation of bytes, determinism, throughput bounds.
 
+use slingsim_core::ids::NodeId;
 use serde_json::{json, Value};
 use slingsim_core::routing::dragonfly::min_hops;
 use slingsim_core::topology::Topology;
@@ -33,7 +34,7 @@ fn zero_load_latency_matches_hop_count() {
                                  "target": 1, "flow_bytes": 1000}]);
         let sim = Simulation::from_json(&cfg.to_string()).unwrap();
         let net = sim.network();
-        let (sa, sb) = (net.endpoint_switch[a as usize], net.endpoint_switch[b as usize]);
+        let (sa, sb) = (net.endpoint_switch[net.endpoint_of(NodeId(a), 0)], net.endpoint_switch[net.endpoint_of(NodeId(b), 0)]);
         let Topology::Dragonfly(df) = sim.topology() else { panic!("a dragonfly config builds a dragonfly") };
         let hops = min_hops(df, sa, sb) as f64;
         let globals = (df.group(sa) != df.group(sb)) as u32 as f64;

@@ -10,6 +10,7 @@ use pyo3::types::PyDict;
 use slingsim_core::table::{Column, Table};
 use slingsim_core::units::{ns_to_ps, ps_to_ns};
 use slingsim_core::ConfigError;
+use slingsim_core::ids::NodeId;
 
 /// Maps an engine error to the Python exception a user can act on: the
 /// `OSError` subclass of the OS error it carries (a trace file that does not
@@ -240,7 +241,7 @@ impl Simulation {
     /// Returns its flow id.
     #[pyo3(signature = (src, dst, nbytes, source=None, routing=None, traffic_class=None))]
     fn send_message(&mut self, src: u32, dst: u32, nbytes: u64, source: Option<&str>, routing: Option<&str>, traffic_class: Option<&str>) -> PyResult<u32> {
-        self.inner.send_message(src, dst, nbytes, source, routing, traffic_class).map_err(engine_error)
+        self.inner.send_message(NodeId(src), NodeId(dst), nbytes, source, routing, traffic_class).map_err(engine_error)
     }
 
     /// Completion time (ns) of a flow or sent message, None while under way.

@@ -6,6 +6,7 @@
 //! increase). Parameters: the SIGCOMM'15 DCQCN paper's marking, NVIDIA
 //! ConnectX defaults for the sender and receiver (docs/mechanisms.md).
 
+use crate::ids::{ChannelId, EndpointId};
 use super::{pair_key, Ack, Admit, CongestionControl, IntMap, Marks, PathView};
 use crate::config::CongestionConfig;
 use crate::rng::Rng;
@@ -202,7 +203,7 @@ impl CongestionControl for Dcqcn {
         false
     }
 
-    fn admit(&mut self, src: u32, dst: u32, _wire: u32, now: Ps) -> Admit {
+    fn admit(&mut self, src: EndpointId, dst: EndpointId, _wire: u32, now: Ps) -> Admit {
         match self.pairs.get_mut(&pair_key(src, dst)) {
             Some(st) => {
                 st.refresh(&self.p, now);
@@ -220,7 +221,7 @@ impl CongestionControl for Dcqcn {
         true // pacing holds the pair's next packet, whatever its size
     }
 
-    fn on_inject(&mut self, src: u32, dst: u32, wire: u32, now: Ps, _path: &dyn PathView) {
+    fn on_inject(&mut self, src: EndpointId, dst: EndpointId, wire: u32, now: Ps, _path: &dyn PathView) {
         let key = pair_key(src, dst);
         if let Some(st) = self.pairs.get_mut(&key) {
             st.sent(&self.p, wire, now);
@@ -231,9 +232,9 @@ impl CongestionControl for Dcqcn {
         }
     }
 
-    fn on_egress_enqueue(&mut self, _ch: u32, _to_endpoint: bool, _src: u32) {}
+    fn on_egress_enqueue(&mut self, _ch: ChannelId, _to_endpoint: bool, _src: EndpointId) {}
 
-    fn on_egress(&mut self, _ch: u32, _to_endpoint: bool, queued: u64, _src: u32, _dst: u32, marks: &mut Marks, rng: &mut Rng) {
+    fn on_egress(&mut self, _ch: ChannelId, _to_endpoint: bool, queued: u64, _src: EndpointId, _dst: EndpointId, marks: &mut Marks, rng: &mut Rng) {
         let prob = self.p.ecn_probability(queued);
         if prob > 0.0 && rng.unit() < prob {
             marks.ecn = true;
@@ -241,7 +242,7 @@ impl CongestionControl for Dcqcn {
         }
     }
 
-    fn on_deliver(&mut self, src: u32, dst: u32, marks: Marks, t: Ps) -> bool {
+    fn on_deliver(&mut self, src: EndpointId, dst: EndpointId, marks: Marks, t: Ps) -> bool {
         if !marks.ecn {
             return false;
         }
@@ -263,7 +264,7 @@ impl CongestionControl for Dcqcn {
         }
     }
 
-    fn on_loss(&mut self, _src: u32, _dst: u32, _wire: u32) {}
+    fn on_loss(&mut self, _src: EndpointId, _dst: EndpointId, _wire: u32) {}
 
     fn summary(&self) -> Map<String, Value> {
         let throttled = self.pairs.values().filter(|p| p.throttled(&self.p)).count();

@@ -20,6 +20,7 @@ pub mod dcqcn;
 pub mod none;
 pub mod slingshot;
 
+use crate::ids::{ChannelId, EndpointId};
 use crate::config::CongestionConfig;
 use crate::error::Result;
 use crate::names::Named;
@@ -75,8 +76,8 @@ pub struct Marks {
 /// source NIC of the packet it answers.
 #[derive(Clone, Copy, Debug)]
 pub struct Ack {
-    pub src: u32,
-    pub dst: u32,
+    pub src: EndpointId,
+    pub dst: EndpointId,
     pub wire: u32,
     pub marks: Marks,
     /// Round trip of the packet's path at zero load.
@@ -91,9 +92,9 @@ pub struct Ack {
 /// product between two endpoints, and the rate of an endpoint's port.
 pub trait PathView {
     /// NIC rate x zero-load round trip from `src` to `dst`, plus one packet (bytes).
-    fn bandwidth_delay(&self, src: u32, dst: u32) -> f64;
+    fn bandwidth_delay(&self, src: EndpointId, dst: EndpointId) -> f64;
     /// Bytes/s of the switch port that feeds endpoint `e`.
-    fn port_rate(&self, e: u32) -> f64;
+    fn port_rate(&self, e: EndpointId) -> f64;
 }
 
 /// The hooks a congestion control implements (see the module docs).
@@ -103,25 +104,25 @@ pub trait CongestionControl {
     /// May a packet of `wire` bytes from endpoint `src` to `dst` leave now?
     /// A refusal also refuses every later, larger packet of the pair
     /// (and every packet at all if `refuses_any_size`).
-    fn admit(&mut self, src: u32, dst: u32, wire: u32, now: Ps) -> Admit;
+    fn admit(&mut self, src: EndpointId, dst: EndpointId, wire: u32, now: Ps) -> Admit;
     /// True if a refusal of [`Self::admit`] holds for packets of any size.
     fn refuses_any_size(&self) -> bool;
     /// A packet of `wire` bytes left `src` for `dst`.
-    fn on_inject(&mut self, src: u32, dst: u32, wire: u32, now: Ps, path: &dyn PathView);
+    fn on_inject(&mut self, src: EndpointId, dst: EndpointId, wire: u32, now: Ps, path: &dyn PathView);
     /// A packet from `src` joined the queue of switch output `ch` (to an
     /// endpoint if `to_endpoint`).
-    fn on_egress_enqueue(&mut self, ch: u32, to_endpoint: bool, src: u32);
+    fn on_egress_enqueue(&mut self, ch: ChannelId, to_endpoint: bool, src: EndpointId);
     /// A packet from `src` to `dst` leaves the queue of output `ch`, which
     /// held `queued` bytes with it: the algorithm may mark it.
     #[allow(clippy::too_many_arguments)]
-    fn on_egress(&mut self, ch: u32, to_endpoint: bool, queued: u64, src: u32, dst: u32, marks: &mut Marks, rng: &mut Rng);
+    fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, dst: EndpointId, marks: &mut Marks, rng: &mut Rng);
     /// The destination got a packet from `src` with `marks` at `t`: true if
     /// it answers with a congestion notification.
-    fn on_deliver(&mut self, src: u32, dst: u32, marks: Marks, t: Ps) -> bool;
+    fn on_deliver(&mut self, src: EndpointId, dst: EndpointId, marks: Marks, t: Ps) -> bool;
     /// An ack or notification reached its source.
     fn on_ack(&mut self, ack: &Ack, now: Ps, path: &dyn PathView);
     /// A packet of `wire` bytes from `src` to `dst` was given up.
-    fn on_loss(&mut self, src: u32, dst: u32, wire: u32);
+    fn on_loss(&mut self, src: EndpointId, dst: EndpointId, wire: u32);
     /// The algorithm's own figures for the summary (`congestion.*`).
     fn summary(&self) -> serde_json::Map<String, Value>;
 }
@@ -177,32 +178,32 @@ impl CongestionControl for Congestion {
         each!(self, x => x.needs_acks())
     }
     #[inline]
-    fn admit(&mut self, src: u32, dst: u32, wire: u32, now: Ps) -> Admit {
+    fn admit(&mut self, src: EndpointId, dst: EndpointId, wire: u32, now: Ps) -> Admit {
         each!(self, x => x.admit(src, dst, wire, now))
     }
     fn refuses_any_size(&self) -> bool {
         each!(self, x => x.refuses_any_size())
     }
     #[inline]
-    fn on_inject(&mut self, src: u32, dst: u32, wire: u32, now: Ps, path: &dyn PathView) {
+    fn on_inject(&mut self, src: EndpointId, dst: EndpointId, wire: u32, now: Ps, path: &dyn PathView) {
         each!(self, x => x.on_inject(src, dst, wire, now, path))
     }
     #[inline]
-    fn on_egress_enqueue(&mut self, ch: u32, to_endpoint: bool, src: u32) {
+    fn on_egress_enqueue(&mut self, ch: ChannelId, to_endpoint: bool, src: EndpointId) {
         each!(self, x => x.on_egress_enqueue(ch, to_endpoint, src))
     }
     #[inline]
-    fn on_egress(&mut self, ch: u32, to_endpoint: bool, queued: u64, src: u32, dst: u32, marks: &mut Marks, rng: &mut Rng) {
+    fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, dst: EndpointId, marks: &mut Marks, rng: &mut Rng) {
         each!(self, x => x.on_egress(ch, to_endpoint, queued, src, dst, marks, rng))
     }
     #[inline]
-    fn on_deliver(&mut self, src: u32, dst: u32, marks: Marks, t: Ps) -> bool {
+    fn on_deliver(&mut self, src: EndpointId, dst: EndpointId, marks: Marks, t: Ps) -> bool {
         each!(self, x => x.on_deliver(src, dst, marks, t))
     }
     fn on_ack(&mut self, ack: &Ack, now: Ps, path: &dyn PathView) {
         each!(self, x => x.on_ack(ack, now, path))
     }
-    fn on_loss(&mut self, src: u32, dst: u32, wire: u32) {
+    fn on_loss(&mut self, src: EndpointId, dst: EndpointId, wire: u32) {
         each!(self, x => x.on_loss(src, dst, wire))
     }
     fn summary(&self) -> serde_json::Map<String, Value> {
@@ -237,6 +238,6 @@ pub type IntMap<V> = HashMap<u64, V, BuildHasherDefault<IntHasher>>;
 
 /// Key of the pair (source endpoint, destination endpoint).
 #[inline]
-pub fn pair_key(src: u32, dst: u32) -> u64 {
-    ((src as u64) << 32) | dst as u64
+pub fn pair_key(src: EndpointId, dst: EndpointId) -> u64 {
+    ((src.0 as u64) << 32) | dst.0 as u64
 }

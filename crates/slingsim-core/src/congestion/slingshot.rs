@@ -9,6 +9,7 @@
 //! share of what the congested port drains in one round trip. Clean acks
 //! grow the window back. Flows to uncongested endpoints are never held.
 
+use crate::ids::{ChannelId, EndpointId, Id};
 use super::{Ack, Admit, CongestionControl, IntMap, Marks, PathView};
 use crate::config::CongestionConfig;
 use crate::rng::Rng;
@@ -127,7 +128,7 @@ struct SourcePairs {
 #[derive(Clone, Copy)]
 struct PairEntry {
     pair: Pair,
-    dst: u32,
+    dst: EndpointId,
     next: u32,
 }
 
@@ -136,8 +137,8 @@ const NO_ENTRY: u32 = u32::MAX;
 impl SourcePairs {
     /// The slab index of the entry of (`src`, `dst`), and of the entry before it.
     #[inline]
-    fn find(&self, src: u32, dst: u32) -> Option<(u32, u32)> {
-        let (mut prev, mut e) = (NO_ENTRY, *self.first.get(src as usize)?);
+    fn find(&self, src: EndpointId, dst: EndpointId) -> Option<(u32, u32)> {
+        let (mut prev, mut e) = (NO_ENTRY, *self.first.get(src.index())?);
         while e != NO_ENTRY {
             let x = &self.entries[e as usize];
             if x.dst == dst {
@@ -149,24 +150,24 @@ impl SourcePairs {
     }
 
     #[inline]
-    fn get(&self, src: u32, dst: u32) -> Option<&Pair> {
+    fn get(&self, src: EndpointId, dst: EndpointId) -> Option<&Pair> {
         self.find(src, dst).map(|(e, _)| &self.entries[e as usize].pair)
     }
 
     #[inline]
-    fn get_mut(&mut self, src: u32, dst: u32) -> Option<&mut Pair> {
+    fn get_mut(&mut self, src: EndpointId, dst: EndpointId) -> Option<&mut Pair> {
         self.find(src, dst).map(|(e, _)| &mut self.entries[e as usize].pair)
     }
 
     /// The pair's state, made by `new` if it has none.
-    fn get_or_insert_with(&mut self, src: u32, dst: u32, new: impl FnOnce() -> Pair) -> &mut Pair {
+    fn get_or_insert_with(&mut self, src: EndpointId, dst: EndpointId, new: impl FnOnce() -> Pair) -> &mut Pair {
         if let Some((e, _)) = self.find(src, dst) {
             return &mut self.entries[e as usize].pair;
         }
-        if self.first.len() <= src as usize {
-            self.first.resize(src as usize + 1, NO_ENTRY);
+        if self.first.len() <= src.index() {
+            self.first.resize(src.index() + 1, NO_ENTRY);
         }
-        let entry = PairEntry { pair: new(), dst, next: self.first[src as usize] };
+        let entry = PairEntry { pair: new(), dst, next: self.first[src.index()] };
         let e = match self.free.pop() {
             Some(e) => {
                 self.entries[e as usize] = entry;
@@ -177,15 +178,15 @@ impl SourcePairs {
                 (self.entries.len() - 1) as u32
             }
         };
-        self.first[src as usize] = e;
+        self.first[src.index()] = e;
         &mut self.entries[e as usize].pair
     }
 
-    fn remove(&mut self, src: u32, dst: u32) {
+    fn remove(&mut self, src: EndpointId, dst: EndpointId) {
         if let Some((e, prev)) = self.find(src, dst) {
             let next = self.entries[e as usize].next;
             if prev == NO_ENTRY {
-                self.first[src as usize] = next;
+                self.first[src.index()] = next;
             } else {
                 self.entries[prev as usize].next = next;
             }
@@ -231,11 +232,11 @@ impl Slingshot {
         }
     }
 
-    fn sender_done(&mut self, dst: u32) {
-        let n = self.dst_senders.get_mut(&(dst as u64)).expect("a sender was counted");
+    fn sender_done(&mut self, dst: EndpointId) {
+        let n = self.dst_senders.get_mut(&(dst.0 as u64)).expect("a sender was counted");
         *n -= 1;
         if *n == 0 {
-            self.dst_senders.remove(&(dst as u64));
+            self.dst_senders.remove(&(dst.0 as u64));
         }
     }
 }
@@ -245,7 +246,7 @@ impl CongestionControl for Slingshot {
         true
     }
 
-    fn admit(&mut self, src: u32, dst: u32, wire: u32, now: Ps) -> Admit {
+    fn admit(&mut self, src: EndpointId, dst: EndpointId, wire: u32, now: Ps) -> Admit {
         match self.pairs.get(src, dst) {
             Some(st) if !st.allows(wire, now) => {
                 if st.in_flight == 0 {
@@ -262,29 +263,29 @@ impl CongestionControl for Slingshot {
         false // a window that refuses a packet refuses any larger one
     }
 
-    fn on_inject(&mut self, src: u32, dst: u32, wire: u32, _now: Ps, path: &dyn PathView) {
+    fn on_inject(&mut self, src: EndpointId, dst: EndpointId, wire: u32, _now: Ps, path: &dyn PathView) {
         let p = &self.p;
         let st = self.pairs.get_or_insert_with(src, dst, || Pair::with_window(p, path.bandwidth_delay(src, dst)));
         if st.in_flight == 0 {
-            let n = self.dst_senders.entry(dst as u64).or_insert(0);
+            let n = self.dst_senders.entry(dst.0 as u64).or_insert(0);
             *n = n.saturating_add(1);
         }
         st.in_flight += wire as u64;
     }
 
-    fn on_egress_enqueue(&mut self, ch: u32, to_endpoint: bool, src: u32) {
+    fn on_egress_enqueue(&mut self, ch: ChannelId, to_endpoint: bool, src: EndpointId) {
         if !to_endpoint {
             return;
         }
-        let n = self.egress_sources.entry(((ch as u64) << 32) | src as u64).or_insert(0);
+        let n = self.egress_sources.entry(((ch.0 as u64) << 32) | src.0 as u64).or_insert(0);
         *n += 1;
         if *n == 1 {
-            let f = self.egress_flows.entry(ch as u64).or_insert(0);
+            let f = self.egress_flows.entry(ch.0 as u64).or_insert(0);
             *f = f.saturating_add(1);
         }
     }
 
-    fn on_egress(&mut self, ch: u32, to_endpoint: bool, queued: u64, src: u32, dst: u32, marks: &mut Marks, _rng: &mut Rng) {
+    fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, dst: EndpointId, marks: &mut Marks, _rng: &mut Rng) {
         if !to_endpoint {
             return;
         }
@@ -292,24 +293,24 @@ impl CongestionControl for Slingshot {
         // more, the sources with packets in flight to the endpoint (with
         // small windows most of them are on the way rather than queued at
         // any instant).
-        let queued_flows = self.egress_flows.get(&(ch as u64)).copied().unwrap_or(0);
-        let in_flight = self.dst_senders.get(&(dst as u64)).copied().unwrap_or(0);
+        let queued_flows = self.egress_flows.get(&(ch.0 as u64)).copied().unwrap_or(0);
+        let in_flight = self.dst_senders.get(&(dst.0 as u64)).copied().unwrap_or(0);
         marks.level = self.p.congestion_level(queued);
         marks.flows = queued_flows.max(in_flight);
-        let key = ((ch as u64) << 32) | src as u64;
+        let key = ((ch.0 as u64) << 32) | src.0 as u64;
         let n = self.egress_sources.get_mut(&key).expect("queued packets were counted");
         *n -= 1;
         if *n == 0 {
             self.egress_sources.remove(&key);
-            let f = self.egress_flows.get_mut(&(ch as u64)).expect("counted with its source");
+            let f = self.egress_flows.get_mut(&(ch.0 as u64)).expect("counted with its source");
             *f -= 1;
             if *f == 0 {
-                self.egress_flows.remove(&(ch as u64));
+                self.egress_flows.remove(&(ch.0 as u64));
             }
         }
     }
 
-    fn on_deliver(&mut self, _src: u32, _dst: u32, _marks: Marks, _t: Ps) -> bool {
+    fn on_deliver(&mut self, _src: EndpointId, _dst: EndpointId, _marks: Marks, _t: Ps) -> bool {
         false // the ack itself carries the mark
     }
 
@@ -332,7 +333,7 @@ impl CongestionControl for Slingshot {
         }
     }
 
-    fn on_loss(&mut self, src: u32, dst: u32, wire: u32) {
+    fn on_loss(&mut self, src: EndpointId, dst: EndpointId, wire: u32) {
         if let Some(st) = self.pairs.get_mut(src, dst) {
             st.in_flight -= wire as u64;
             if st.in_flight == 0 {

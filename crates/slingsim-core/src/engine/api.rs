@@ -2,6 +2,7 @@
 //! layer and application-aware routing choose a routing mode and a traffic
 //! class per message (paper 004 Sec. 3).
 
+use crate::ids::NodeId;
 use crate::names::Named;
 use super::sources::FlowRecord;
 use super::{EndReason, Simulation, NEVER};
@@ -18,10 +19,10 @@ impl Simulation {
     /// under (default: a source called "api"); `routing` and `class` pick
     /// the routing mode and traffic class for this message alone (default:
     /// the source's). Returns the flow id ([`Simulation::flow_end`]).
-    pub fn send_message(&mut self, src: u32, dst: u32, bytes: u64, source: Option<&str>, routing: Option<&str>, class: Option<&str>) -> Result<u32> {
+    pub fn send_message(&mut self, src: NodeId, dst: NodeId, bytes: u64, source: Option<&str>, routing: Option<&str>, class: Option<&str>) -> Result<u32> {
         let nodes = self.net.nodes() as u32;
         for (field, n) in [("src", src), ("dst", dst)] {
-            if n >= nodes {
+            if n.0 >= nodes {
                 return Err(ConfigError::new(field, format!("node {n} does not exist (the network has {nodes} nodes)")));
             }
         }

@@ -2,6 +2,7 @@
 //! traffic classes, virtual channels, the run's time marks, then each
 //! component, then the first events.
 
+use crate::ids::{ChannelId, IdVec};
 use super::channels::Channels;
 use super::measurement::{Measurement, PacketSamples, Timeline};
 use super::nic::Nics;
@@ -235,12 +236,12 @@ fn vc_capacity(cfg: &Config, frame: Frame, vcs: VcLayout) -> Result<i64> {
 
 /// The channels of `links.failed` and when they fail: both directions of
 /// each cable. Terminal links are refused: failing one cuts a node off.
-fn failed_links(cfg: &Config, net: &Network) -> Result<Vec<(u32, Ps)>> {
+fn failed_links(cfg: &Config, net: &Network) -> Result<Vec<(ChannelId, Ps)>> {
     let mut out = Vec::new();
     for (i, f) in cfg.links.failed.iter().enumerate() {
         let field = format!("links.failed[{i}]");
         let ch = net.cabled_port(&field, f.switch, f.port)?;
-        if net.channels[ch as usize].kind == LinkKind::Terminal {
+        if net.channels[ch].kind == LinkKind::Terminal {
             return Err(ConfigError::new(format!("{field}.port"), "a terminal link cuts its node off; fail switch-to-switch links only"));
         }
         let at = ns_to_ps(f.at_ns);
@@ -362,17 +363,17 @@ fn nics(cfg: &Config, net: &Network, frame: Frame, cc: &Congestion, qos: &Qos, f
         flit_bytes: cfg.nic.flit_bytes,
         messages: Vec::new(),
         free_messages: Vec::new(),
-        queue: vec![VecDeque::new(); endpoints],
-        retry_queue: vec![VecDeque::new(); endpoints],
-        backlog: vec![0; endpoints],
-        counters: vec![Default::default(); endpoints],
-        stalled_since: vec![NEVER; endpoints],
+        queue: IdVec::filled(VecDeque::new(), endpoints),
+        retry_queue: IdVec::filled(VecDeque::new(), endpoints),
+        backlog: IdVec::filled(0, endpoints),
+        counters: IdVec::filled(Default::default(), endpoints),
+        stalled_since: IdVec::filled(NEVER, endpoints),
         scan: cc.active() || qos.classes.len() > 1 || max_outstanding > 0 || failures,
         acks_needed: cc.needs_acks() || max_outstanding > 0,
-        outstanding: vec![0; endpoints],
+        outstanding: IdVec::filled(0, endpoints),
         max_outstanding,
-        waiting_ack: vec![false; endpoints],
-        next_rail: vec![0; net.nodes()],
+        waiting_ack: IdVec::filled(false, endpoints),
+        next_rail: IdVec::filled(0, net.nodes()),
         rail_selection: cfg.nic.rail_selection,
         rail_rng: Rng::new(cfg.sim.seed, 0x5A11),
     })

@@ -6,6 +6,7 @@
 //! downstream.
 
 use super::{VcLayout, NEVER};
+use crate::ids::{ChannelId, EndpointId, Id, IdVec, SwitchId};
 use crate::network::{End, LinkKind, Network, NONE};
 use crate::units::{Ps, Rate};
 
@@ -33,7 +34,7 @@ pub(crate) struct Transmitter {
     latency_ps: u32,
     pub queued_packets: u32,
     /// Switch the channel delivers to (`NONE`: an endpoint).
-    pub to_switch: u32,
+    pub to_switch: SwitchId,
     /// First and last credit return on its way ([`ReturnSlab`] handles, `NONE`: none).
     returns_head: u32,
     returns_tail: u32,
@@ -104,14 +105,14 @@ impl ReturnSlab {
 
 /// Every channel of the network.
 pub(crate) struct Channels {
-    pub tx: Vec<Transmitter>,
+    pub tx: IdVec<ChannelId, Transmitter>,
     /// Credits (bytes) per channel and virtual channel, `channel * n_vcs +
     /// vc`, when there are more VCs than a record holds (else empty).
     wide_credits: Vec<i64>,
     returns: ReturnSlab,
     pub vcs: VcLayout,
     /// Endpoint each channel leaves from (`NONE`: a switch).
-    pub from_endpoint: Vec<u32>,
+    pub from_endpoint: IdVec<ChannelId, EndpointId>,
     /// When each link fails (empty: none does; NEVER: this one does not).
     fail_at: Vec<Ps>,
     /// Packets replayed by link-level retry on each channel (empty on clean links).
@@ -129,7 +130,7 @@ impl Channels {
     /// endpoint input port has no hop VCs, so each class gets its share of
     /// the buffer in its first VC. `fail_at` lists the links that fail and
     /// when; `lossy_links` says whether any link has bit errors.
-    pub fn new(net: &Network, vcs: VcLayout, vc_capacity: i64, buffer_bytes: u64, classes: usize, fail_at: &[(u32, Ps)], lossy_links: bool) -> Channels {
+    pub fn new(net: &Network, vcs: VcLayout, vc_capacity: i64, buffer_bytes: u64, classes: usize, fail_at: &[(ChannelId, Ps)], lossy_links: bool) -> Channels {
         let nch = net.channels.len();
         let n = vcs.n_vcs;
         let per_class = buffer_bytes as i64 / classes as i64;
@@ -145,7 +146,7 @@ impl Channels {
                     rate: c.rate,
                     latency_ps: u32::try_from(c.latency).expect("link latencies are checked to fit 32 bits of ps"),
                     queued_packets: 0,
-                    to_switch: if let End::Switch { switch, .. } = c.dst { switch } else { NONE },
+                    to_switch: if let End::Switch { switch, .. } = c.dst { switch } else { SwitchId::NONE },
                     returns_head: NONE,
                     returns_tail: NONE,
                     waiting_credit: false,
@@ -161,7 +162,7 @@ impl Channels {
             wide_credits: if n > INLINE_VCS { vec![0; nch * n] } else { Vec::new() },
             returns: ReturnSlab::default(),
             vcs,
-            from_endpoint: net.channels.iter().map(|c| if let End::Endpoint(e) = c.src { e } else { NONE }).collect(),
+            from_endpoint: net.channels.iter().map(|c| if let End::Endpoint(e) = c.src { e } else { EndpointId::NONE }).collect(),
             fail_at: Vec::new(),
             replays: if lossy_links { vec![0; nch] } else { Vec::new() },
             vc_capacity,
@@ -169,17 +170,17 @@ impl Channels {
         if !fail_at.is_empty() {
             ch.fail_at = vec![NEVER; nch];
             for &(c, at) in fail_at {
-                ch.fail_at[c as usize] = at;
+                ch.fail_at[c.index()] = at;
             }
         }
-        for (c, link) in net.channels.iter().enumerate() {
+        for (c, link) in net.channels.iter_ids() {
             for v in 0..n {
                 let full = match link.src {
                     End::Endpoint(_) if v % vcs.hop_vcs == 0 => per_class,
                     End::Endpoint(_) => 0,
                     End::Switch { .. } => vc_capacity,
                 };
-                ch.set_credits(c as u32, v, full);
+                ch.set_credits(c, v, full);
             }
         }
         ch
@@ -187,19 +188,19 @@ impl Channels {
 
     /// When the link of `ch` fails (NEVER if it does not).
     #[inline]
-    pub fn fail_at(&self, ch: u32) -> Ps {
-        self.fail_at.get(ch as usize).copied().unwrap_or(NEVER)
+    pub fn fail_at(&self, ch: ChannelId) -> Ps {
+        self.fail_at.get(ch.index()).copied().unwrap_or(NEVER)
     }
 
     /// Packets replayed by link-level retry on `ch`.
-    pub fn replays(&self, ch: usize) -> u64 {
-        self.replays.get(ch).copied().unwrap_or(0)
+    pub fn replays(&self, ch: ChannelId) -> u64 {
+        self.replays.get(ch.index()).copied().unwrap_or(0)
     }
 
     /// Hints the processor to fetch the transmitter of `ch`.
     #[inline]
-    pub fn prefetch_transmitter(&self, ch: u32) {
-        if let Some(t) = self.tx.get(ch as usize) {
+    pub fn prefetch_transmitter(&self, ch: ChannelId) {
+        if let Some(t) = self.tx.get(ch) {
             let t = t as *const Transmitter as *const u8;
             crate::packet::prefetch_read(t);
             crate::packet::prefetch_read(t.wrapping_add(64));
@@ -210,8 +211,8 @@ impl Channels {
     /// of it: its transmitter (where it leads, its rate and latency for the
     /// credit return, the input port's crossbar read) and its last credit return.
     #[inline]
-    pub fn prefetch_input(&self, ch: u32) {
-        if let Some(t) = self.tx.get(ch as usize) {
+    pub fn prefetch_input(&self, ch: ChannelId) {
+        if let Some(t) = self.tx.get(ch) {
             let p = t as *const Transmitter as *const u8;
             crate::packet::prefetch_read(p);
             crate::packet::prefetch_read(p.wrapping_add(64));
@@ -223,42 +224,42 @@ impl Channels {
 
     /// Credits of VC `vc` on `ch` (as last absorbed).
     #[inline]
-    pub fn credits(&self, ch: u32, vc: usize) -> i64 {
+    pub fn credits(&self, ch: ChannelId, vc: usize) -> i64 {
         if self.wide_credits.is_empty() {
-            self.tx[ch as usize].credits[vc] as i64
+            self.tx[ch].credits[vc] as i64
         } else {
-            self.wide_credits[ch as usize * self.vcs.n_vcs + vc]
+            self.wide_credits[ch.index() * self.vcs.n_vcs + vc]
         }
     }
 
     /// Sets the credits of VC `vc` on `ch`.
     #[inline]
-    pub fn set_credits(&mut self, ch: u32, vc: usize, bytes: i64) {
+    pub fn set_credits(&mut self, ch: ChannelId, vc: usize, bytes: i64) {
         if self.wide_credits.is_empty() {
-            self.tx[ch as usize].credits[vc] = bytes as i32;
+            self.tx[ch].credits[vc] = bytes as i32;
         } else {
-            self.wide_credits[ch as usize * self.vcs.n_vcs + vc] = bytes;
+            self.wide_credits[ch.index() * self.vcs.n_vcs + vc] = bytes;
         }
     }
 
     /// Adds `bytes` (negative: spends) to the credits of VC `vc` on `ch`.
     #[inline]
-    fn add_credits(&mut self, ch: u32, vc: usize, bytes: i64) {
+    fn add_credits(&mut self, ch: ChannelId, vc: usize, bytes: i64) {
         let c = self.credits(ch, vc);
         self.set_credits(ch, vc, c + bytes);
     }
 
     /// Spends `bytes` credits of VC `vc` on `ch`.
     #[inline]
-    pub fn spend(&mut self, ch: u32, vc: usize, bytes: u32) {
+    pub fn spend(&mut self, ch: ChannelId, vc: usize, bytes: u32) {
         self.add_credits(ch, vc, -(bytes as i64));
     }
 
     /// Moves credits that have arrived by `now` into the transmitter's
     /// counters; returns the earliest return still on its way.
     #[inline]
-    pub fn absorb(&mut self, ch: u32, now: Ps) -> Ps {
-        let c = ch as usize;
+    pub fn absorb(&mut self, ch: ChannelId, now: Ps) -> Ps {
+        let c = ch;
         if self.tx[c].next_credit_at > now {
             return self.tx[c].next_credit_at;
         }
@@ -287,7 +288,7 @@ impl Channels {
     /// that have arrived only when the counter alone says no (returns are
     /// read only when a packet is short of credits).
     #[inline]
-    pub fn has_credits(&mut self, ch: u32, vc: usize, bytes: u32, now: Ps) -> bool {
+    pub fn has_credits(&mut self, ch: ChannelId, vc: usize, bytes: u32, now: Ps) -> bool {
         if self.credits(ch, vc) >= bytes as i64 {
             return true;
         }
@@ -300,9 +301,9 @@ impl Channels {
     /// credits (the caller wakes it at `at`). Returns that have arrived by
     /// `now` are absorbed first: the list then holds only credits on the wire.
     #[inline]
-    pub fn send_back(&mut self, ch: u32, vc: u8, bytes: u32, at: Ps, now: Ps) -> bool {
+    pub fn send_back(&mut self, ch: ChannelId, vc: u8, bytes: u32, at: Ps, now: Ps) -> bool {
         self.absorb(ch, now);
-        let c = ch as usize;
+        let c = ch;
         let (head, tail) = (self.tx[c].returns_head, self.tx[c].returns_tail);
         let r = self.returns.alloc(CreditReturn { at, bytes, next: NONE, vc });
         let slots = &mut self.returns.slots;
@@ -334,30 +335,30 @@ impl Channels {
     /// link is down. Credits that have come back by `now` are absorbed
     /// first, so a quiet channel reads empty however long it has been quiet.
     #[inline]
-    pub fn occupancy(&mut self, ch: u32, now: Ps) -> u64 {
+    pub fn occupancy(&mut self, ch: ChannelId, now: Ps) -> u64 {
         if self.fail_at(ch) <= now {
             return FAILED_LINK;
         }
         self.absorb(ch, now);
         let used: i64 = (0..self.vcs.n_vcs).map(|v| self.vc_capacity - self.credits(ch, v)).sum::<i64>().max(0);
-        self.tx[ch as usize].queued_bytes + used as u64
+        self.tx[ch].queued_bytes + used as u64
     }
 
     /// True if a crossbar read of `read()` ps from input `in_ch` starting
     /// at `at` overlaps the read the input port is already committed to
     /// (`read` is only asked for when the committed read is not over).
     #[inline]
-    pub fn xbar_busy(&self, in_ch: u32, at: Ps, read: impl FnOnce() -> Ps) -> bool {
-        let x = &self.tx[in_ch as usize].xbar;
+    pub fn xbar_busy(&self, in_ch: ChannelId, at: Ps, read: impl FnOnce() -> Ps) -> bool {
+        let x = &self.tx[in_ch].xbar;
         at < x.until && at + read() > x.from
     }
 
     /// Counts a transmission on `ch` of `ser` ps and `wire` bytes that
     /// started at `start`, if inside the measurement window.
     #[inline]
-    pub fn account(&mut self, ch: u32, ser: Ps, wire: u32, in_window: bool) {
+    pub fn account(&mut self, ch: ChannelId, ser: Ps, wire: u32, in_window: bool) {
         if in_window {
-            let t = &mut self.tx[ch as usize];
+            let t = &mut self.tx[ch];
             t.busy_ps += ser;
             t.bytes += wire as u64;
         }

@@ -1,6 +1,7 @@
 //! Delivery at the destination NIC: acks, latency, hop and load
 //! accounting, message and flow completion.
 
+use crate::ids::PacketId;
 use super::measurement::PacketSample;
 use super::{EndReason, Simulation};
 use crate::network::NONE;
@@ -8,7 +9,7 @@ use crate::packet::{FLAG_ECN, FLAG_MEASURED, FLAG_NONMINIMAL};
 
 impl Simulation {
     /// Packet `h` reached its destination NIC; it is delivered when its tail is in.
-    pub(crate) fn deliver(&mut self, h: u32) {
+    pub(crate) fn deliver(&mut self, h: PacketId) {
         let p = *self.pool.hot(h);
         let c = *self.pool.cold(h);
         self.pool.free(h);

@@ -2,6 +2,7 @@
 //! delivery timeline, sampled packets and the run's totals. Everything
 //! here is bounded: a run ten times longer keeps as much in memory.
 
+use crate::ids::EndpointId;
 use crate::metrics::SourceStats;
 use crate::units::Ps;
 
@@ -9,8 +10,8 @@ use crate::units::Ps;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PacketSample {
     pub source: u16,
-    pub src: u32,
-    pub dst: u32,
+    pub src: EndpointId,
+    pub dst: EndpointId,
     pub payload: u32,
     pub wire: u32,
     pub created: Ps,
@@ -142,7 +143,7 @@ mod tests {
     use super::*;
 
     fn sample(i: u64) -> PacketSample {
-        PacketSample { source: 0, src: 0, dst: 0, payload: 0, wire: 0, created: i, injected: 0, delivered: 0, hops: 0, nonminimal: false }
+        PacketSample { source: 0, src: EndpointId(0), dst: EndpointId(0), payload: 0, wire: 0, created: i, injected: 0, delivered: 0, hops: 0, nonminimal: false }
     }
 
     #[test]

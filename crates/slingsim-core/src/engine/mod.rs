@@ -39,6 +39,7 @@ pub(crate) mod sources;
 pub(crate) mod switch;
 mod watchdog;
 
+use crate::ids::ChannelId;
 use crate::config::Config;
 use crate::event::{Event, EventQueue};
 use crate::network::Network;
@@ -350,7 +351,7 @@ impl Simulation {
                 self.pool.prefetch_cold(h);
             }
         } else if let Some(c) = next.try_output() {
-            if let Some(t) = self.channels.tx.get(c as usize) {
+            if let Some(t) = self.channels.tx.get(c) {
                 self.switches.prefetch_queues(t.queues);
             }
         }
@@ -392,8 +393,8 @@ impl Simulation {
     /// Schedules a transmission attempt on `ch` at `at` unless one is
     /// already due no later.
     #[inline]
-    pub(crate) fn schedule_try(&mut self, ch: u32, at: Ps) {
-        let t = &mut self.channels.tx[ch as usize];
+    pub(crate) fn schedule_try(&mut self, ch: ChannelId, at: Ps) {
+        let t = &mut self.channels.tx[ch];
         if t.scheduled_at <= at {
             return;
         }
@@ -403,9 +404,9 @@ impl Simulation {
 
     /// A transmitter's attempt: its NIC or its switch output sends if it can.
     #[inline]
-    fn on_try_output(&mut self, ch: u32) {
+    fn on_try_output(&mut self, ch: ChannelId) {
         let now = self.clock.now;
-        let t = &mut self.channels.tx[ch as usize];
+        let t = &mut self.channels.tx[ch];
         if t.scheduled_at != now {
             return; // superseded by an earlier attempt
         }
@@ -415,9 +416,11 @@ impl Simulation {
             self.schedule_try(ch, at);
             return;
         }
-        match self.channels.from_endpoint[ch as usize] {
-            crate::network::NONE => self.switch_send(ch),
-            e => self.nic_send(e, ch),
+        let e = self.channels.from_endpoint[ch];
+        if e.is_none() {
+            self.switch_send(ch)
+        } else {
+            self.nic_send(e, ch)
         }
     }
 }

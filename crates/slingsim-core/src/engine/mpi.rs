@@ -13,6 +13,7 @@
 //! send costs the rank `mpi.send_overhead_ns`; a receive completes
 //! `mpi.recv_overhead_ns` after its data arrived.
 
+use crate::ids::NodeId;
 use super::sources::{FlowRecord, NONE_MODE};
 use super::{Simulation, NEVER};
 use crate::event::Event;
@@ -299,7 +300,7 @@ impl Simulation {
     /// Hands message `id` to the NIC, or to memory between ranks of a node.
     fn mpi_transmit(&mut self, id: u32) {
         let w = self.mpi.wires[id as usize];
-        let (a, b) = (self.mpi.ranks[w.from as usize].node, self.mpi.ranks[w.to as usize].node);
+        let (a, b) = (NodeId(self.mpi.ranks[w.from as usize].node), NodeId(self.mpi.ranks[w.to as usize].node));
         let j = self.mpi.ranks[w.from as usize].job as usize;
         if a == b {
             let p = self.mpi.p();

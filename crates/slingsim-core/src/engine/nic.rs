@@ -5,6 +5,7 @@
 //! rails a node picks one per message (paper 003 Sec. 4.3). The NIC keeps
 //! Aries-like counters (paper 004 Sec. 2.3).
 
+use crate::ids::{ChannelId, EndpointId, IdVec, NodeId, PacketId};
 use super::{Simulation, NEVER};
 use crate::congestion::{pair_key, Admit, CongestionControl};
 use crate::event::Event;
@@ -18,8 +19,8 @@ use std::collections::VecDeque;
 /// A message waiting at or travelling from a NIC.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Message {
-    pub src: u32,
-    pub dst: u32,
+    pub src: EndpointId,
+    pub dst: EndpointId,
     pub source: u16,
     pub measured: bool,
     pub to_send: u64,
@@ -52,15 +53,15 @@ pub(crate) struct Nics {
     pub messages: Vec<Message>,
     pub free_messages: Vec<u32>,
     /// Messages waiting at each endpoint, oldest first.
-    pub queue: Vec<VecDeque<u32>>,
+    pub queue: IdVec<EndpointId, VecDeque<u32>>,
     /// Lost packets waiting to be resent by each NIC (end-to-end retry).
-    pub retry_queue: Vec<VecDeque<u32>>,
+    pub retry_queue: IdVec<EndpointId, VecDeque<PacketId>>,
     /// Bytes waiting to be sent at each endpoint.
-    pub backlog: Vec<u64>,
-    pub counters: Vec<NicCounters>,
+    pub backlog: IdVec<EndpointId, u64>,
+    pub counters: IdVec<EndpointId, NicCounters>,
     /// Since when each endpoint's head packet has been held back by
     /// back-pressure (NEVER if it is not).
-    pub stalled_since: Vec<Ps>,
+    pub stalled_since: IdVec<EndpointId, Ps>,
     /// The NIC looks past its head message for one it may send (classes,
     /// congestion control, an outstanding limit or failures are in use).
     pub scan: bool,
@@ -68,11 +69,11 @@ pub(crate) struct Nics {
     pub acks_needed: bool,
     /// Packets each endpoint has unacked, the limit (0 = none), and NICs
     /// that wait for an ack before they can send.
-    pub outstanding: Vec<u32>,
+    pub outstanding: IdVec<EndpointId, u32>,
     pub max_outstanding: u32,
-    pub waiting_ack: Vec<bool>,
+    pub waiting_ack: IdVec<EndpointId, bool>,
     /// Next rail of each node, and how rails are chosen.
-    pub next_rail: Vec<u32>,
+    pub next_rail: IdVec<NodeId, u32>,
     pub rail_selection: RailSelection,
     pub rail_rng: Rng,
 }
@@ -103,18 +104,18 @@ impl Simulation {
     /// Queues a message from node `a` to node `b` on the next rail of `a`,
     /// its packets routed by mode `alg` ([`crate::routing::Algorithm::code`]) in class `class`.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn enqueue_message(&mut self, a: u32, b: u32, bytes: u64, source: u16, flow: u32, alg: u8, class: u8) {
+    pub(crate) fn enqueue_message(&mut self, a: NodeId, b: NodeId, bytes: u64, source: u16, flow: u32, alg: u8, class: u8) {
         let rail = self.choose_rail(a, b);
         let src = self.net.endpoint_of(a, rail);
         let dst = self.net.endpoint_of(b, rail);
         let now = self.clock.now;
         let m = Message { src, dst, source, measured: self.clock.in_window(now), to_send: bytes, to_deliver: bytes, created: now, flow, alg, class };
         let id = self.nics.add_message(m);
-        self.nics.queue[src as usize].push_back(id);
-        self.nics.backlog[src as usize] += bytes;
-        let ch = self.net.endpoint_up[src as usize];
-        let (busy_until, scheduled_at) = (self.channels.tx[ch as usize].busy_until, self.channels.tx[ch as usize].scheduled_at);
-        if busy_until <= now && scheduled_at == NEVER && self.nics.queue[src as usize].len() == 1 {
+        self.nics.queue[src].push_back(id);
+        self.nics.backlog[src] += bytes;
+        let ch = self.net.endpoint_up[src];
+        let (busy_until, scheduled_at) = (self.channels.tx[ch].busy_until, self.channels.tx[ch].scheduled_at);
+        if busy_until <= now && scheduled_at == NEVER && self.nics.queue[src].len() == 1 {
             self.nic_send(src, ch); // idle NIC: send at once, no event needed
         } else {
             self.schedule_try(ch, now.max(busy_until));
@@ -123,11 +124,11 @@ impl Simulation {
 
     /// The rail a message from node `a` to node `b` leaves on (and arrives
     /// on: the same rail index at the destination).
-    fn choose_rail(&mut self, a: u32, b: u32) -> u32 {
+    fn choose_rail(&mut self, a: NodeId, b: NodeId) -> u32 {
         let rails = self.net.rails;
         let nics = &mut self.nics;
-        let turn = nics.next_rail[a as usize];
-        nics.next_rail[a as usize] = turn.wrapping_add(1);
+        let turn = nics.next_rail[a];
+        nics.next_rail[a] = turn.wrapping_add(1);
         if rails == 1 {
             return 0;
         }
@@ -136,10 +137,10 @@ impl Simulation {
             let (ea, eb) = (sim.net.endpoint_of(a, r), sim.net.endpoint_of(b, r));
             match sim.nics.rail_selection {
                 Path => {
-                    let (sa, sb) = (sim.net.endpoint_switch[ea as usize], sim.net.endpoint_switch[eb as usize]);
+                    let (sa, sb) = (sim.net.endpoint_switch[ea], sim.net.endpoint_switch[eb]);
                     sim.topo.distance(sa, sb) as u64
                 }
-                Congestion => sim.nics.backlog[ea as usize],
+                Congestion => sim.nics.backlog[ea],
                 RoundRobin | Random => 0,
             }
         };
@@ -162,18 +163,18 @@ impl Simulation {
     }
 
     /// The counters a packet of endpoint `e` (and flow `flow`) updates.
-    pub(crate) fn counters_of(&mut self, e: u32, flow: u32) -> impl Iterator<Item = &mut NicCounters> {
+    pub(crate) fn counters_of(&mut self, e: EndpointId, flow: u32) -> impl Iterator<Item = &mut NicCounters> {
         let flow_counters = if flow == NONE { None } else { Some(&mut self.flows.records[flow as usize].counters) };
-        std::iter::once(&mut self.nics.counters[e as usize]).chain(flow_counters)
+        std::iter::once(&mut self.nics.counters[e]).chain(flow_counters)
     }
 
     /// The NIC of endpoint `e` sends its next packet on its injection
     /// channel `ch`, if the switch has buffer space for it (and, with
     /// traffic classes, congestion control or an outstanding-packet limit,
     /// if those let it: see [`Simulation::nic_pick`]).
-    pub(crate) fn nic_send(&mut self, e: u32, ch: u32) {
+    pub(crate) fn nic_send(&mut self, e: EndpointId, ch: ChannelId) {
         if self.nics.scan {
-            if !self.nics.retry_queue[e as usize].is_empty() && self.nic_resend(e, ch) {
+            if !self.nics.retry_queue[e].is_empty() && self.nic_resend(e, ch) {
                 return;
             }
             if let Some(i) = self.nic_pick(e, ch) {
@@ -181,7 +182,7 @@ impl Simulation {
             }
             return;
         }
-        let Some(&m) = self.nics.queue[e as usize].front() else { return };
+        let Some(&m) = self.nics.queue[e].front() else { return };
         let wire = self.nics.next_wire(self.nics.messages[m as usize].to_send);
         if !self.channels.has_credits(ch, 0, wire, self.clock.now) {
             self.nic_stalled(e, ch);
@@ -192,9 +193,9 @@ impl Simulation {
 
     /// The NIC's head packet is held back by back-pressure: the stall
     /// counter runs until a credit return wakes it.
-    fn nic_stalled(&mut self, e: u32, ch: u32) {
-        if self.nics.stalled_since[e as usize] == NEVER {
-            self.nics.stalled_since[e as usize] = self.clock.now;
+    fn nic_stalled(&mut self, e: EndpointId, ch: ChannelId) {
+        if self.nics.stalled_since[e] == NEVER {
+            self.nics.stalled_since[e] = self.clock.now;
         }
         self.wait_for_credit(ch);
     }
@@ -202,12 +203,12 @@ impl Simulation {
     /// The NIC on `ch` waits for buffer space (its credit returns were just
     /// absorbed): it tries again when the next return arrives, or when one
     /// is sent if none is on its way.
-    pub(crate) fn wait_for_credit(&mut self, ch: u32) {
-        let next_return = self.channels.tx[ch as usize].next_credit_at;
+    pub(crate) fn wait_for_credit(&mut self, ch: ChannelId) {
+        let next_return = self.channels.tx[ch].next_credit_at;
         if next_return != NEVER {
             self.schedule_try(ch, next_return);
         } else {
-            self.channels.tx[ch as usize].waiting_credit = true;
+            self.channels.tx[ch].waiting_credit = true;
         }
     }
 
@@ -216,13 +217,13 @@ impl Simulation {
     /// control lets its endpoint pair send. Messages to a congested
     /// endpoint wait here, at the ingress, while others pass them. None
     /// (and a wake-up arranged) if no message may send.
-    fn nic_pick(&mut self, e: u32, ch: u32) -> Option<usize> {
+    fn nic_pick(&mut self, e: EndpointId, ch: ChannelId) -> Option<usize> {
         /// Messages looked at per attempt.
         const SCAN: usize = 64;
         let now = self.clock.now;
         let nics = &mut self.nics;
-        if nics.max_outstanding > 0 && nics.outstanding[e as usize] >= nics.max_outstanding {
-            nics.waiting_ack[e as usize] = true;
+        if nics.max_outstanding > 0 && nics.outstanding[e] >= nics.max_outstanding {
+            nics.waiting_ack[e] = true;
             return None;
         }
         let (mut wake, mut credit_blocked, mut head_credit_blocked, mut ack_blocked) = (NEVER, false, false, false);
@@ -232,7 +233,7 @@ impl Simulation {
         // packet it refused: the queue's later messages of that pair (an
         // incast's sender has many) are refused too without asking.
         let (mut held_pair, mut held_wire) = (u64::MAX, 0u32);
-        for (i, &m) in nics.queue[e as usize].iter().enumerate().take(SCAN) {
+        for (i, &m) in nics.queue[e].iter().enumerate().take(SCAN) {
             let msg = &nics.messages[m as usize];
             let wire = nics.next_wire(msg.to_send);
             let vc = self.vcs.first_of(msg.class);
@@ -261,15 +262,15 @@ impl Simulation {
         if head_credit_blocked {
             self.nic_stalled(e, ch);
         } else if credit_blocked {
-            let next_return = self.channels.tx[ch as usize].next_credit_at;
+            let next_return = self.channels.tx[ch].next_credit_at;
             if next_return != NEVER {
                 wake = wake.min(next_return);
             } else {
-                self.channels.tx[ch as usize].waiting_credit = true;
+                self.channels.tx[ch].waiting_credit = true;
             }
         }
         if ack_blocked {
-            self.nics.waiting_ack[e as usize] = true;
+            self.nics.waiting_ack[e] = true;
         }
         if wake != NEVER {
             self.schedule_try(ch, wake);
@@ -278,17 +279,17 @@ impl Simulation {
     }
 
     /// Sends the next packet of the message at index `i` of NIC `e`'s queue.
-    fn send_from_message(&mut self, e: u32, ch: u32, i: usize) {
-        let m = self.nics.queue[e as usize][i];
+    fn send_from_message(&mut self, e: EndpointId, ch: ChannelId, i: usize) {
+        let m = self.nics.queue[e][i];
         let msg = self.nics.messages[m as usize];
         let payload = msg.to_send.min(self.nics.mtu as u64) as u32;
         let wire = self.nics.frame.wire_bytes(payload);
         let now = self.clock.now;
-        let stalled = match self.nics.stalled_since[e as usize] {
+        let stalled = match self.nics.stalled_since[e] {
             NEVER => 0,
             since => now - since,
         };
-        self.nics.stalled_since[e as usize] = NEVER;
+        self.nics.stalled_since[e] = NEVER;
         let flits = (wire as u64).div_ceil(self.nics.flit_bytes as u64);
         for c in self.counters_of(e, msg.flow) {
             c.packets += 1;
@@ -296,7 +297,7 @@ impl Simulation {
             c.stalled_ps += stalled;
         }
         let tracked = if msg.flow == NONE { NONE } else { m };
-        let mut p = Packet::new(msg.src, msg.dst, self.net.endpoint_switch[msg.dst as usize], tracked, msg.source);
+        let mut p = Packet::new(msg.src, msg.dst, self.net.endpoint_switch[msg.dst], tracked, msg.source);
         p.hot.wire = wire;
         p.hot.alg = msg.alg;
         p.hot.class = msg.class;
@@ -316,14 +317,14 @@ impl Simulation {
         self.inject(h, ch);
         self.measure.packets_injected += 1;
         self.measure.bytes_injected += payload as u64;
-        self.nics.backlog[e as usize] -= payload as u64;
+        self.nics.backlog[e] -= payload as u64;
         let left = msg.to_send - payload as u64;
         self.nics.messages[m as usize].to_send = left;
         if left == 0 {
             if i == 0 {
-                self.nics.queue[e as usize].pop_front();
+                self.nics.queue[e].pop_front();
             } else {
-                self.nics.queue[e as usize].remove(i);
+                self.nics.queue[e].remove(i);
             }
             if msg.flow == NONE {
                 // Nothing waits for this message's completion: free it now so
@@ -336,19 +337,19 @@ impl Simulation {
 
     /// Source-side bookkeeping of a packet of `wire` bytes leaving for
     /// `dst`: congestion control's state and the outstanding count.
-    fn source_nic_sends(&mut self, src: u32, dst: u32, wire: u32) {
+    fn source_nic_sends(&mut self, src: EndpointId, dst: EndpointId, wire: u32) {
         let now = self.clock.now;
         let view = super::signals::NetworkView { topo: &self.topo, net: &self.net, channels: &self.channels, zero_load: &self.signals.zero_load };
         self.cc.on_inject(src, dst, wire, now, &view);
         if self.nics.acks_needed {
-            self.nics.outstanding[src as usize] += 1;
+            self.nics.outstanding[src] += 1;
         }
     }
 
     /// Puts packet `h` on NIC `e`'s injection channel `ch` now.
-    pub(crate) fn inject(&mut self, h: u32, ch: u32) {
+    pub(crate) fn inject(&mut self, h: PacketId, ch: ChannelId) {
         let now = self.clock.now;
-        let (rate, latency) = (self.channels.tx[ch as usize].rate, self.channels.tx[ch as usize].latency());
+        let (rate, latency) = (self.channels.tx[ch].rate, self.channels.tx[ch].latency());
         let (wire, class) = {
             let p = self.pool.hot(h);
             (p.wire, p.class)
@@ -363,15 +364,15 @@ impl Simulation {
         p.path_ps = latency as u32;
         self.events.push(now + retry + latency, Event::Arrive(h));
         self.channels.spend(ch, vc, wire);
-        self.channels.tx[ch as usize].busy_until = now + ser + retry;
+        self.channels.tx[ch].busy_until = now + ser + retry;
         self.account_transmission(ch, now, ser + retry, wire);
     }
 
     /// After a packet left NIC `e` on `ch`: try again when the link frees,
     /// if anything is left to send.
-    pub(crate) fn nic_next(&mut self, e: u32, ch: u32) {
-        if !self.nics.queue[e as usize].is_empty() || !self.nics.retry_queue[e as usize].is_empty() {
-            let at = self.channels.tx[ch as usize].busy_until;
+    pub(crate) fn nic_next(&mut self, e: EndpointId, ch: ChannelId) {
+        if !self.nics.queue[e].is_empty() || !self.nics.retry_queue[e].is_empty() {
+            let at = self.channels.tx[ch].busy_until;
             self.schedule_try(ch, at);
         }
     }

@@ -5,6 +5,7 @@
 //! up after `nic.max_retries`; a lossy class drops a packet whose output
 //! queue is full. Every lost byte is counted against its source and flow.
 
+use crate::ids::{ChannelId, EndpointId, Id, PacketId};
 use super::Simulation;
 use crate::congestion::CongestionControl;
 use crate::event::Event;
@@ -34,7 +35,7 @@ impl Simulation {
     /// round trip plus a new serialization each time. Returns the delay the
     /// replays add (0 on a clean link); nothing is lost.
     #[inline(always)]
-    pub(crate) fn link_retry_delay(&mut self, ch: u32, wire: u32, ser: Ps) -> Ps {
+    pub(crate) fn link_retry_delay(&mut self, ch: ChannelId, wire: u32, ser: Ps) -> Ps {
         if self.reliability.bit_error_rate == 0.0 {
             return 0;
         }
@@ -42,23 +43,23 @@ impl Simulation {
     }
 
     /// The replays of a packet on a link with bit errors (see [`Self::link_retry_delay`]).
-    fn replay_corrupted(&mut self, ch: u32, wire: u32, ser: Ps) -> Ps {
+    fn replay_corrupted(&mut self, ch: ChannelId, wire: u32, ser: Ps) -> Ps {
         let r = &mut self.reliability;
         let p_bad = 1.0 - (1.0 - r.bit_error_rate).powf(8.0 * wire as f64);
-        let latency = self.channels.tx[ch as usize].latency();
+        let latency = self.channels.tx[ch].latency();
         let mut delay = 0;
         while r.error_rng.unit() < p_bad {
             delay += ser + 2 * latency;
-            self.channels.replays[ch as usize] += 1;
+            self.channels.replays[ch.index()] += 1;
         }
         delay
     }
 
     /// A packet of a lossy class found its output queue full: it is
     /// dropped, its input buffer space returns upstream.
-    pub(crate) fn drop_lossy(&mut self, h: u32) {
+    pub(crate) fn drop_lossy(&mut self, h: PacketId) {
         let p = *self.pool.hot(h);
-        let back = self.clock.now + self.channels.tx[p.in_ch as usize].latency();
+        let back = self.clock.now + self.channels.tx[p.in_ch].latency();
         if self.channels.send_back(p.in_ch, p.in_vc, p.wire, back, self.clock.now) {
             self.schedule_try(p.in_ch, back);
         }
@@ -71,23 +72,23 @@ impl Simulation {
     /// it is lost on the wire. The transmitter keeps its credits (nothing
     /// arrives downstream), the input buffer frees, and the source NIC's
     /// end-to-end retry timer will resend it.
-    pub(crate) fn lose_on_failed_link(&mut self, h: u32, ch: u32, at: Ps) {
+    pub(crate) fn lose_on_failed_link(&mut self, h: PacketId, ch: ChannelId, at: Ps) {
         let p = *self.pool.hot(h);
         // Failed links are switch-to-switch: the packet sits in a switch input buffer.
-        let back = at + self.channels.tx[p.in_ch as usize].latency();
+        let back = at + self.channels.tx[p.in_ch].latency();
         if self.channels.send_back(p.in_ch, p.in_vc, p.wire, back, self.clock.now) {
             self.schedule_try(p.in_ch, back);
         }
-        let t = &mut self.channels.tx[ch as usize];
+        let t = &mut self.channels.tx[ch];
         t.busy_until = t.busy_until.max(at);
-        self.pool.hot_mut(h).ch = NONE;
+        self.pool.hot_mut(h).ch = ChannelId::NONE;
         let timer = (self.pool.cold(h).injected + self.reliability.retry_timeout).max(at + 1);
         self.events.push(timer, Event::Retry(h));
     }
 
     /// The retry timer of lost packet `h` expired: resend it from its
     /// source NIC, or give it up after `nic.max_retries` attempts.
-    pub(crate) fn on_retry(&mut self, h: u32) {
+    pub(crate) fn on_retry(&mut self, h: PacketId) {
         if self.pool.cold(h).retries >= self.reliability.max_retries {
             self.pool.free(h);
             self.account_loss(h);
@@ -103,18 +104,18 @@ impl Simulation {
         q.clear_via();
         q.global_link = NONE;
         q.flags &= !(FLAG_NONMINIMAL | FLAG_ECN);
-        q.in_ch = NONE;
+        q.in_ch = ChannelId::NONE;
         let src = q.src;
-        self.nics.retry_queue[src as usize].push_back(h);
-        let ch = self.net.endpoint_up[src as usize];
-        let at = self.clock.now.max(self.channels.tx[ch as usize].busy_until);
+        self.nics.retry_queue[src].push_back(h);
+        let ch = self.net.endpoint_up[src];
+        let at = self.clock.now.max(self.channels.tx[ch].busy_until);
         self.schedule_try(ch, at);
     }
 
     /// Resends the first lost packet waiting at NIC `e`, if its class has
     /// credits at the switch; false if it must wait.
-    pub(crate) fn nic_resend(&mut self, e: u32, ch: u32) -> bool {
-        let h = *self.nics.retry_queue[e as usize].front().expect("caller checked");
+    pub(crate) fn nic_resend(&mut self, e: EndpointId, ch: ChannelId) -> bool {
+        let h = *self.nics.retry_queue[e].front().expect("caller checked");
         let (wire, class) = {
             let p = self.pool.hot(h);
             (p.wire, p.class)
@@ -123,7 +124,7 @@ impl Simulation {
             self.wait_for_credit(ch);
             return true;
         }
-        self.nics.retry_queue[e as usize].pop_front();
+        self.nics.retry_queue[e].pop_front();
         for c in self.counters_of(e, NONE) {
             c.packets += 1;
         }
@@ -135,7 +136,7 @@ impl Simulation {
     /// Counts the payload of the packet in (freed) slot `h` as lost, for
     /// its source and its flow (a flow whose every byte is delivered or
     /// lost completes), and releases what its source NIC held for it.
-    pub(crate) fn account_loss(&mut self, h: u32) {
+    pub(crate) fn account_loss(&mut self, h: PacketId) {
         let (p, c) = (*self.pool.hot(h), *self.pool.cold(h));
         if p.flags & FLAG_MEASURED != 0 && c.injected < self.clock.window_end {
             self.measure.measured_outstanding -= 1;

@@ -1,6 +1,7 @@
 //! Results of a run: the JSON summary and the packets, links and flows
 //! tables (docs/results.md).
 
+use crate::ids::SwitchId;
 use super::nic::NicCounters;
 use super::sources::FlowRecord;
 use super::{Simulation, NEVER};
@@ -127,8 +128,7 @@ impl Simulation {
             let utils: Vec<f64> = self
                 .net
                 .channels
-                .iter()
-                .enumerate()
+                .iter_ids()
                 .filter(|(_, c)| c.kind == kind)
                 .map(|(i, _)| self.channels.tx[i].busy_ps as f64 / self.window() as f64)
                 .collect();
@@ -206,10 +206,10 @@ impl Simulation {
             }
             x
         }
-        for (c, ch) in self.net.channels.iter().enumerate() {
+        for (c, ch) in self.net.channels.iter_ids() {
             if let (End::Switch { switch: a, .. }, End::Switch { switch: b, .. }) = (ch.src, ch.dst) {
-                if self.channels.fail_at(c as u32) > now {
-                    let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+                if self.channels.fail_at(c) > now {
+                    let (ra, rb) = (root(&mut parent, a.0), root(&mut parent, b.0));
                     parent[ra as usize] = rb;
                 }
             }
@@ -218,7 +218,7 @@ impl Simulation {
         for s in 0..n as u32 {
             let r = root(&mut parent, s);
             let part = parts.entry(r).or_default();
-            part.0.insert(self.topo.group(s));
+            part.0.insert(self.topo.group(SwitchId(s)));
             part.1 += 1;
         }
         if parts.len() <= 1 {
@@ -278,8 +278,8 @@ impl Simulation {
         let s = &self.measure.samples.rows;
         let mut t = Table::default();
         t.push("source", Column::Str(s.iter().map(|x| self.traffic.sources[x.source as usize].name.clone()).collect()));
-        t.push("src_endpoint", Column::U64(s.iter().map(|x| x.src as u64).collect()));
-        t.push("dst_endpoint", Column::U64(s.iter().map(|x| x.dst as u64).collect()));
+        t.push("src_endpoint", Column::U64(s.iter().map(|x| x.src.0 as u64).collect()));
+        t.push("dst_endpoint", Column::U64(s.iter().map(|x| x.dst.0 as u64).collect()));
         t.push("payload_bytes", Column::U64(s.iter().map(|x| x.payload as u64).collect()));
         t.push("wire_bytes", Column::U64(s.iter().map(|x| x.wire as u64).collect()));
         t.push("created_ns", Column::F64(s.iter().map(|x| ps_to_ns(x.created)).collect()));
@@ -295,8 +295,8 @@ impl Simulation {
     pub fn links_table(&self) -> Table {
         let ch = &self.net.channels;
         let side = |e: End| match e {
-            End::Switch { switch, port } => (switch as i64, port as i64, -1i64),
-            End::Endpoint(x) => (-1, -1, x as i64),
+            End::Switch { switch, port } => (switch.0 as i64, port as i64, -1i64),
+            End::Endpoint(x) => (-1, -1, x.0 as i64),
         };
         let mut t = Table::default();
         t.push("channel", Column::U64((0..ch.len() as u64).collect()));
@@ -312,7 +312,7 @@ impl Simulation {
         t.push("bytes", Column::U64(tx.iter().map(|t| t.bytes).collect()));
         let w = self.window() as f64;
         t.push("utilization", Column::F64(tx.iter().map(|t| t.busy_ps as f64 / w).collect()));
-        t.push("llr_replays", Column::U64((0..ch.len()).map(|c| self.channels.replays(c)).collect()));
+        t.push("llr_replays", Column::U64(ch.ids().map(|c| self.channels.replays(c)).collect()));
         t
     }
 
@@ -322,8 +322,8 @@ impl Simulation {
         let f: Vec<&FlowRecord> = self.flows.records.iter().filter(|x| x.mpi == crate::network::NONE).collect();
         let mut t = Table::default();
         t.push("source", Column::Str(f.iter().map(|x| self.traffic.sources[x.source as usize].name.clone()).collect()));
-        t.push("src_node", Column::U64(f.iter().map(|x| x.src_node as u64).collect()));
-        t.push("dst_node", Column::U64(f.iter().map(|x| x.dst_node as u64).collect()));
+        t.push("src_node", Column::U64(f.iter().map(|x| x.src_node.0 as u64).collect()));
+        t.push("dst_node", Column::U64(f.iter().map(|x| x.dst_node.0 as u64).collect()));
         t.push("bytes", Column::U64(f.iter().map(|x| x.bytes).collect()));
         t.push("start_ns", Column::F64(f.iter().map(|x| ps_to_ns(x.start)).collect()));
         t.push("end_ns", Column::F64(f.iter().map(|x| if x.end == NEVER { f64::NAN } else { ps_to_ns(x.end) }).collect()));
@@ -346,7 +346,7 @@ impl Simulation {
             .map(|n| {
                 let mut c = NicCounters::default();
                 for &e in &self.net.node_endpoints[n * rails..(n + 1) * rails] {
-                    let x = &self.nics.counters[e as usize];
+                    let x = &self.nics.counters[e];
                     c.packets += x.packets;
                     c.flits += x.flits;
                     c.stalled_ps += x.stalled_ps;

@@ -5,6 +5,7 @@
 //! source one zero-load path latency after delivery (the path the packet
 //! took, links and switches). docs/model.md states this simplification.
 
+use crate::ids::EndpointId;
 use super::channels::Channels;
 use super::Simulation;
 use crate::congestion::{Ack, CongestionControl, Marks, PathView};
@@ -38,17 +39,17 @@ pub(crate) struct NetworkView<'a> {
 impl PathView for NetworkView<'_> {
     /// NIC rate x the zero-load round trip between the endpoints (every hop
     /// counted at the slowest link latency), plus one full packet.
-    fn bandwidth_delay(&self, src: u32, dst: u32) -> f64 {
+    fn bandwidth_delay(&self, src: EndpointId, dst: EndpointId) -> f64 {
         let z = self.zero_load;
-        let (a, b) = (self.net.endpoint_switch[src as usize], self.net.endpoint_switch[dst as usize]);
+        let (a, b) = (self.net.endpoint_switch[src], self.net.endpoint_switch[dst]);
         let hops = self.topo.distance(a, b).min(16) as u64;
         let one_way = 2 * z.terminal_latency + hops * z.max_fabric_latency + (hops + 1) * z.switch_latency;
         let rtt = 2 * one_way;
         z.line_rate_bps / 8.0 * rtt as f64 * 1e-12 + z.full_packet_wire as f64
     }
 
-    fn port_rate(&self, e: u32) -> f64 {
-        self.channels.tx[self.net.endpoint_down[e as usize] as usize].rate.bytes_per_s()
+    fn port_rate(&self, e: EndpointId) -> f64 {
+        self.channels.tx[self.net.endpoint_down[e]].rate.bytes_per_s()
     }
 }
 
@@ -123,17 +124,17 @@ impl Simulation {
     }
 
     /// One packet of endpoint `e` is no longer outstanding.
-    pub(crate) fn release_outstanding(&mut self, e: u32) {
+    pub(crate) fn release_outstanding(&mut self, e: EndpointId) {
         if self.nics.acks_needed {
-            self.nics.outstanding[e as usize] -= 1;
+            self.nics.outstanding[e] -= 1;
         }
     }
 
     /// A NIC that waited for an ack tries again.
-    pub(crate) fn wake_nic(&mut self, e: u32) {
-        if std::mem::take(&mut self.nics.waiting_ack[e as usize]) {
-            let ch = self.net.endpoint_up[e as usize];
-            let at = self.clock.now.max(self.channels.tx[ch as usize].busy_until);
+    pub(crate) fn wake_nic(&mut self, e: EndpointId) {
+        if std::mem::take(&mut self.nics.waiting_ack[e]) {
+            let ch = self.net.endpoint_up[e];
+            let at = self.clock.now.max(self.channels.tx[ch].busy_until);
             self.schedule_try(ch, at);
         }
     }

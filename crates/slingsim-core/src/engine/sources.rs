@@ -3,6 +3,7 @@
 //! and every tracked message (flow, API message, MPI message) has a flow
 //! record that completes when all its bytes are delivered or lost.
 
+use crate::ids::NodeId;
 use super::nic::NicCounters;
 use super::{EndReason, Simulation, NEVER};
 use crate::event::Event;
@@ -35,8 +36,8 @@ pub(crate) struct Traffic {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FlowRecord {
     pub source: u16,
-    pub src_node: u32,
-    pub dst_node: u32,
+    pub src_node: NodeId,
+    pub dst_node: NodeId,
     pub bytes: u64,
     pub start: Ps,
     pub end: Ps,
@@ -58,7 +59,7 @@ pub(crate) const NONE_MODE: u8 = u8::MAX;
 
 impl FlowRecord {
     /// A flow of `bytes` from node `src` to node `dst`, started at `start`.
-    pub(crate) fn new(source: u16, src: u32, dst: u32, bytes: u64, start: Ps) -> FlowRecord {
+    pub(crate) fn new(source: u16, src: NodeId, dst: NodeId, bytes: u64, start: Ps) -> FlowRecord {
         FlowRecord {
             source,
             src_node: src,
@@ -125,7 +126,7 @@ impl Simulation {
         let src = &tr.sources[si];
         let n = src.nodes.len() as u32;
         if let Some(d) = src.pattern.destination(member, src.groups[member as usize], n, &mut tr.rng[si]) {
-            let (a, b) = (src.nodes[member as usize], src.nodes[d as usize]);
+            let (a, b) = (NodeId(src.nodes[member as usize]), NodeId(src.nodes[d as usize]));
             let (alg, class) = (tr.alg[si].code(), tr.class[si]);
             self.enqueue_message(a, b, bytes, s, NONE, alg, class);
             if self.clock.in_window(self.clock.now) {
@@ -169,7 +170,7 @@ impl Simulation {
                 let Some(d) = src.pattern.destination(member, src.groups[member as usize], n, &mut tr.rng[si]) else {
                     continue;
                 };
-                let (a, b) = (src.nodes[member as usize], src.nodes[d as usize]);
+                let (a, b) = (NodeId(src.nodes[member as usize]), NodeId(src.nodes[d as usize]));
                 let (alg, class) = (tr.alg[si].code(), tr.class[si]);
                 let flow = self.flows.records.len() as u32;
                 self.flows.records.push(FlowRecord::new(s, a, b, bytes, self.clock.now));

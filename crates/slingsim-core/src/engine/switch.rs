@@ -6,6 +6,7 @@
 //! arbitration, [`crate::qos`]); the transmission then spends credits
 //! downstream and returns the input buffer's space upstream.
 
+use crate::ids::{ChannelId, IdVec, PacketId, SwitchId};
 use super::{Simulation, NEVER};
 use crate::congestion::{CongestionControl, Marks};
 use crate::event::Event;
@@ -36,7 +37,7 @@ pub(crate) struct Switches {
     pub voqs: Vec<Voq>,
     free_voqs: Vec<u32>,
     /// One random stream per switch (routing choices).
-    pub rng: Vec<Rng>,
+    pub rng: IdVec<SwitchId, Rng>,
     /// Fall-through latency port to port.
     pub latency: Ps,
     /// Crossbar speedup over the port rate.
@@ -45,7 +46,7 @@ pub(crate) struct Switches {
 
 impl Switches {
     /// Switches with empty queues: `rng` gives each its random stream.
-    pub fn new(rng: Vec<Rng>, latency: Ps, speedup: f64) -> Switches {
+    pub fn new(rng: IdVec<SwitchId, Rng>, latency: Ps, speedup: f64) -> Switches {
         Switches { voqs: Vec::new(), free_voqs: Vec::new(), rng, latency, speedup }
     }
 
@@ -71,7 +72,7 @@ impl Switches {
     /// Appends packet `h` to the VC `vc` queue of the output whose list
     /// starts at `*first`, making the queue if it is empty.
     #[inline]
-    fn push(&mut self, first: &mut u32, vc: u8, pool: &mut PacketPool, h: u32) {
+    fn push(&mut self, first: &mut u32, vc: u8, pool: &mut PacketPool, h: PacketId) {
         // Find the queue, or the place for it in VC order.
         let (mut prev, mut v) = (NONE, *first);
         while v != NONE && self.voqs[v as usize].vc < vc {
@@ -102,7 +103,7 @@ impl Switches {
     /// Takes the head of the VC `vc` queue of the output whose list starts
     /// at `*first` (it must hold one), dropping the queue once empty.
     #[inline]
-    fn pop(&mut self, first: &mut u32, vc: u8, pool: &PacketPool) -> u32 {
+    fn pop(&mut self, first: &mut u32, vc: u8, pool: &PacketPool) -> PacketId {
         let (mut prev, mut v) = (NONE, *first);
         while self.voqs[v as usize].vc != vc {
             (prev, v) = (v, self.voqs[v as usize].next);
@@ -142,31 +143,33 @@ pub(crate) struct Qos {
 impl Simulation {
     /// The head of packet `h` reached the receiver of the channel it is on.
     #[inline]
-    pub(crate) fn on_arrive(&mut self, h: u32) {
+    pub(crate) fn on_arrive(&mut self, h: PacketId) {
         let ch = self.pool.hot(h).ch;
-        match self.channels.tx[ch as usize].to_switch {
-            NONE => self.deliver(h),
-            s => self.route_into_queue(h, s, ch),
+        let s = self.channels.tx[ch].to_switch;
+        if s.is_none() {
+            self.deliver(h)
+        } else {
+            self.route_into_queue(h, s, ch)
         }
     }
 
     /// Routes `h` at switch `s` and queues it for its output.
     #[inline]
-    fn route_into_queue(&mut self, h: u32, s: u32, in_ch: u32) {
+    fn route_into_queue(&mut self, h: PacketId, s: SwitchId, in_ch: ChannelId) {
         let now = self.clock.now;
         let alg = routing::Algorithm::from_code(self.pool.hot(h).alg);
         let created = if alg.hashed() { self.pool.cold(h).created } else { 0 };
         let channels = &mut self.channels;
-        let mut occupancy = |c: u32| channels.occupancy(c, now);
+        let mut occupancy = |c: ChannelId| channels.occupancy(c, now);
         let p = self.pool.hot_mut(h);
-        let rng = &mut self.switches.rng[s as usize];
+        let rng = &mut self.switches.rng[s];
         let biases = &self.qos.biases[p.class as usize];
         let out = match &self.topo {
             Topology::Dragonfly(df) => routing::adaptive::next_channel(df, alg, &self.net, s, p, created, rng, biases, &mut occupancy),
             Topology::Graph(g) => routing::adaptive::next_channel(g, alg, &self.net, s, p, created, rng, biases, &mut occupancy),
         };
-        debug_assert_ne!(out, NONE, "routing chose an uncabled port at switch {s}");
-        let to_endpoint = self.channels.tx[out as usize].to_endpoint;
+        debug_assert!(!out.is_none(), "routing chose an uncabled port at switch {s}");
+        let to_endpoint = self.channels.tx[out].to_endpoint;
         debug_assert!(to_endpoint || (p.hops as usize) < self.vcs.hop_vcs, "path longer than the VC scheme allows");
         let vc = self.vcs.of(p.class, p.hops, to_endpoint);
         p.in_ch = in_ch;
@@ -176,17 +179,17 @@ impl Simulation {
         p.ready = now + self.switches.latency;
         p.path_ps = p.path_ps.saturating_add(self.switches.latency as u32);
         let (ready, wire, class, src) = (p.ready, p.wire, p.class, p.src);
-        if self.qos.any_lossy && self.qos.classes[class as usize].spec.lossy && self.channels.tx[out as usize].queued_bytes >= self.qos.lossy_queue_bytes {
+        if self.qos.any_lossy && self.qos.classes[class as usize].spec.lossy && self.channels.tx[out].queued_bytes >= self.qos.lossy_queue_bytes {
             self.drop_lossy(h);
             return;
         }
         if self.try_cut_through(h, out, vc, to_endpoint) {
             return;
         }
-        let first = &mut self.channels.tx[out as usize].queues;
+        let first = &mut self.channels.tx[out].queues;
         self.switches.push(first, vc as u8, &mut self.pool, h);
         self.cc.on_egress_enqueue(out, to_endpoint, src);
-        let t = &mut self.channels.tx[out as usize];
+        let t = &mut self.channels.tx[out];
         t.queued_bytes += wire as u64;
         t.queued_packets += 1;
         let at = ready.max(t.busy_until);
@@ -201,8 +204,8 @@ impl Simulation {
     /// for the moment the packet is ready, saving the queueing events.
     /// Credits only grow until then, so the check is conservative.
     #[inline]
-    fn try_cut_through(&mut self, h: u32, out: u32, vc: usize, to_endpoint: bool) -> bool {
-        let t = &self.channels.tx[out as usize];
+    fn try_cut_through(&mut self, h: PacketId, out: ChannelId, vc: usize, to_endpoint: bool) -> bool {
+        let t = &self.channels.tx[out];
         if t.queued_packets > 0 || t.scheduled_at != NEVER {
             return false;
         }
@@ -211,7 +214,7 @@ impl Simulation {
         // Only an output that is free when the packet is ready: committing
         // behind a busy output would hold downstream credits too early.
         let start = p.ready;
-        let read = || self.switches.read_time(self.channels.tx[p.in_ch as usize].rate, p.wire);
+        let read = || self.switches.read_time(self.channels.tx[p.in_ch].rate, p.wire);
         if busy_until > start || self.channels.xbar_busy(p.in_ch, start, read) {
             return false;
         }
@@ -227,15 +230,15 @@ impl Simulation {
     /// port can read into the crossbar, send the one that became ready
     /// first; with several traffic classes, first pick the class
     /// ([`crate::qos::pick_class`]), then its oldest ready head.
-    pub(crate) fn switch_send(&mut self, ch: u32) {
+    pub(crate) fn switch_send(&mut self, ch: ChannelId) {
         let now = self.clock.now;
-        let to_switch = !self.channels.tx[ch as usize].to_endpoint;
+        let to_switch = !self.channels.tx[ch].to_endpoint;
         let ncls = self.qos.classes.len();
         // Oldest sendable head per class.
         let mut best = [None::<(Ps, usize)>; 8];
         let mut wake = NEVER;
         let mut credit_blocked = false;
-        let mut v = self.channels.tx[ch as usize].queues;
+        let mut v = self.channels.tx[ch].queues;
         while v != NONE {
             let Voq { queue: q, next, vc } = self.switches.voqs[v as usize];
             let vc = vc as usize;
@@ -248,9 +251,9 @@ impl Simulation {
                 credit_blocked = true;
                 continue;
             }
-            let read = || self.switches.read_time(self.channels.tx[q.head_in_ch as usize].rate, q.head_wire);
+            let read = || self.switches.read_time(self.channels.tx[q.head_in_ch].rate, q.head_wire);
             if self.channels.xbar_busy(q.head_in_ch, now, read) {
-                wake = wake.min(self.channels.tx[q.head_in_ch as usize].xbar.until);
+                wake = wake.min(self.channels.tx[q.head_in_ch].xbar.until);
                 continue;
             }
             let c = if ncls > 1 { self.vcs.class_of(vc) } else { 0 };
@@ -264,11 +267,11 @@ impl Simulation {
             None => {
                 if credit_blocked {
                     // Absorbed when the shortfall was found: the next return is current.
-                    let next_return = self.channels.tx[ch as usize].next_credit_at;
+                    let next_return = self.channels.tx[ch].next_credit_at;
                     if next_return != NEVER {
                         wake = wake.min(next_return);
                     } else {
-                        self.channels.tx[ch as usize].waiting_credit = true;
+                        self.channels.tx[ch].waiting_credit = true;
                     }
                 }
                 if wake != NEVER {
@@ -281,9 +284,9 @@ impl Simulation {
     /// Class arbitration on `ch` among the classes with a sendable head
     /// (`best`); if every one is at its maximum share, none is sent and
     /// `wake` is lowered to when the first falls below it.
-    fn pick_class_vc(&self, ch: u32, best: &[Option<(Ps, usize)>], wake: &mut Ps) -> Option<usize> {
+    fn pick_class_vc(&self, ch: ChannelId, best: &[Option<(Ps, usize)>], wake: &mut Ps) -> Option<usize> {
         let now = self.clock.now;
-        let rate = self.channels.tx[ch as usize].rate;
+        let rate = self.channels.tx[ch].rate;
         let mut ready = [(0usize, 0.0f64); 8];
         let mut k = 0;
         for (c, b) in best.iter().enumerate() {
@@ -309,19 +312,19 @@ impl Simulation {
     }
 
     /// Sends the head of queue (`ch`, `vc`) now.
-    fn transmit(&mut self, ch: u32, vc: usize, to_switch: bool) {
-        let first = &mut self.channels.tx[ch as usize].queues;
+    fn transmit(&mut self, ch: ChannelId, vc: usize, to_switch: bool) {
+        let first = &mut self.channels.tx[ch].queues;
         let h = self.switches.pop(first, vc as u8, &self.pool);
         if self.cc.active() {
             self.mark_congestion(h, ch, !to_switch);
         }
         let wire = self.pool.hot(h).wire;
-        let t = &mut self.channels.tx[ch as usize];
+        let t = &mut self.channels.tx[ch];
         t.queued_bytes -= wire as u64;
         t.queued_packets -= 1;
         let now = self.clock.now;
         self.start_transmission(h, ch, vc, to_switch, now);
-        let t = &self.channels.tx[ch as usize];
+        let t = &self.channels.tx[ch];
         if t.queued_packets > 0 {
             let end = t.busy_until;
             self.schedule_try(ch, end);
@@ -330,8 +333,8 @@ impl Simulation {
 
     /// Congestion control sees packet `h` leave the queue of output `ch`
     /// (which held `queued_bytes` with it) and may mark it.
-    fn mark_congestion(&mut self, h: u32, ch: u32, to_endpoint: bool) {
-        let queued = self.channels.tx[ch as usize].queued_bytes;
+    fn mark_congestion(&mut self, h: PacketId, ch: ChannelId, to_endpoint: bool) {
+        let queued = self.channels.tx[ch].queued_bytes;
         let (src, dst, ecn) = {
             let p = self.pool.hot(h);
             (p.src, p.dst, p.flags & FLAG_ECN != 0)
@@ -350,9 +353,9 @@ impl Simulation {
 
     /// Starts sending packet `h` on channel `ch` (VC `vc`) at time `now`
     /// (the present, or the moment a cut-through packet becomes ready).
-    fn start_transmission(&mut self, h: u32, ch: u32, vc: usize, to_switch: bool, now: Ps) {
+    fn start_transmission(&mut self, h: PacketId, ch: ChannelId, vc: usize, to_switch: bool, now: Ps) {
         let (rate, latency, fabric, to_endpoint) = {
-            let t = &self.channels.tx[ch as usize];
+            let t = &self.channels.tx[ch];
             (t.rate, t.latency(), t.fabric, t.to_endpoint)
         };
         let fail_at = self.channels.fail_at(ch);
@@ -372,7 +375,7 @@ impl Simulation {
         // The input buffer space frees as the tail leaves; the credit
         // travels back over the input link.
         let in_ch = p.in_ch;
-        let input = &mut self.channels.tx[in_ch as usize];
+        let input = &mut self.channels.tx[in_ch];
         let read = self.switches.read_time(input.rate, wire);
         input.xbar = super::channels::CrossbarRead { from: now, until: now + read };
         let back = end + input.latency();
@@ -392,14 +395,14 @@ impl Simulation {
             self.qos.share.record(ch, class as usize, now, wire);
         }
         self.events.push(now + retry + latency, Event::Arrive(h));
-        self.channels.tx[ch as usize].busy_until = end;
+        self.channels.tx[ch].busy_until = end;
         self.account_transmission(ch, now, end - now, wire);
     }
 
     /// Counts a transmission on `ch` from `start` for `ser` ps: link
     /// counters inside the window, packet hops and the watchdog's progress.
     #[inline]
-    pub(crate) fn account_transmission(&mut self, ch: u32, start: Ps, ser: Ps, wire: u32) {
+    pub(crate) fn account_transmission(&mut self, ch: ChannelId, start: Ps, ser: Ps, wire: u32) {
         let in_window = self.clock.in_window(start);
         self.channels.account(ch, ser, wire, in_window);
         self.measure.packet_hops += 1;

@@ -30,10 +30,10 @@ impl Simulation {
     /// Ends the run and lists the queues that hold packets.
     pub(crate) fn declare_deadlock(&mut self) {
         let n = self.vcs.n_vcs;
-        for c in 0..self.net.channels.len() as u32 {
+        for c in self.net.channels.ids() {
             self.channels.absorb(c, self.clock.now); // report the credits as they stand
         }
-        for (c, ch) in self.net.channels.iter().enumerate() {
+        for (c, ch) in self.net.channels.iter_ids() {
             let t = &self.channels.tx[c];
             if t.queued_packets == 0 {
                 continue;
@@ -48,7 +48,7 @@ impl Simulation {
             };
             let vcs: Vec<_> = (0..n)
                 .filter(|&v| self.switches.queues_from(t.queues).any(|q| q.vc as usize == v))
-                .map(|v| json!({"vc": v, "credits_bytes": self.channels.credits(c as u32, v)}))
+                .map(|v| json!({"vc": v, "credits_bytes": self.channels.credits(c, v)}))
                 .collect();
             self.stuck.push(json!({
                 "channel": c,
@@ -69,6 +69,7 @@ impl Simulation {
 
 #[cfg(test)]
 mod tests {
+    use crate::ids::ChannelId;
     use crate::network::End;
     use crate::Simulation;
 
@@ -84,9 +85,9 @@ mod tests {
         }"#;
         let mut sim = Simulation::from_json(cfg).unwrap();
         // Starve every switch-to-switch channel on VC 0.
-        let starved: Vec<usize> = (0..sim.net.channels.len()).filter(|&c| matches!(sim.net.channels[c].dst, End::Switch { .. }) && matches!(sim.net.channels[c].src, End::Switch { .. })).collect();
+        let starved: Vec<ChannelId> = sim.net.channels.ids().filter(|&c| matches!(sim.net.channels[c].dst, End::Switch { .. }) && matches!(sim.net.channels[c].src, End::Switch { .. })).collect();
         for &c in &starved {
-            sim.channels.set_credits(c as u32, 0, 0);
+            sim.channels.set_credits(c, 0, 0);
         }
         sim.run();
         let s = sim.summary();
@@ -94,7 +95,7 @@ mod tests {
         let stuck = s["deadlock"]["stuck_buffers"].as_array().unwrap();
         assert!(!stuck.is_empty());
         for b in stuck {
-            assert!(starved.contains(&(b["channel"].as_u64().unwrap() as usize)), "{b}");
+            assert!(starved.contains(&ChannelId(b["channel"].as_u64().unwrap() as u32)), "{b}");
             assert!(b["output"].as_str().unwrap().starts_with("switch"));
         }
         assert!(s["sim_time_ns"].as_f64().unwrap() < 1_000_000.0);

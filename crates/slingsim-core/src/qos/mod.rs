@@ -5,6 +5,7 @@
 //! under their minimum first, by priority, then gives spare bandwidth to
 //! the class using the least of the link, never past a class's maximum.
 
+use crate::ids::{ChannelId, Id};
 use crate::config::{ClassConfig, Config};
 use crate::error::{ConfigError, Result};
 use crate::routing::Algorithm;
@@ -95,26 +96,26 @@ impl ShareMeter {
 
     /// Share of link `ch` (rate `rate`) class `c` used lately, as a fraction.
     #[inline]
-    pub fn share(&self, ch: u32, c: usize, now: Ps, rate: Rate) -> f64 {
-        let i = ch as usize * self.classes + c;
+    pub fn share(&self, ch: ChannelId, c: usize, now: Ps, rate: Rate) -> f64 {
+        let i = ch.index() * self.classes + c;
         let decayed = self.sent[i] * (-(now.saturating_sub(self.stamp[i]) as f64) / self.tau_ps).exp();
         decayed / (rate.bytes_per_s() * self.tau_ps * 1e-12)
     }
 
     /// Counts `wire` bytes of class `c` sent on `ch` at `now`.
     #[inline]
-    pub fn record(&mut self, ch: u32, c: usize, now: Ps, wire: u32) {
+    pub fn record(&mut self, ch: ChannelId, c: usize, now: Ps, wire: u32) {
         if self.sent.is_empty() {
             return;
         }
-        let i = ch as usize * self.classes + c;
+        let i = ch.index() * self.classes + c;
         let now = now.max(self.stamp[i]);
         self.sent[i] = self.sent[i] * (-((now - self.stamp[i]) as f64) / self.tau_ps).exp() + wire as f64;
         self.stamp[i] = now;
     }
 
     /// Time from `now` until class `c`'s share of `ch` falls to `share`.
-    pub fn time_until_share(&self, ch: u32, c: usize, now: Ps, rate: Rate, share: f64) -> Ps {
+    pub fn time_until_share(&self, ch: ChannelId, c: usize, now: Ps, rate: Rate, share: f64) -> Ps {
         let current = self.share(ch, c, now, rate);
         if current <= share || share <= 0.0 {
             return 1;
@@ -183,11 +184,11 @@ mod tests {
         // Half the link: 4096 B every 2 x 163.84 ns, for 20 time constants.
         let mut t = 0;
         while t < 40_000_000 {
-            m.record(0, 0, t, 4096);
+            m.record(ChannelId(0), 0, t, 4096);
             t += 327_680;
         }
-        let s = m.share(0, 0, t, rate);
+        let s = m.share(ChannelId(0), 0, t, rate);
         assert!((s - 0.5).abs() < 0.05, "share {s}");
-        assert_eq!(m.share(0, 1, t, rate), 0.0);
+        assert_eq!(m.share(ChannelId(0), 1, t, rate), 0.0);
     }
 }

@@ -6,6 +6,7 @@
 //! only its path primitives ([`Paths`]).
 
 use super::{flow_hash, Algorithm, Biases, PathClass};
+use crate::ids::{ChannelId, SwitchId};
 use crate::network::{Network, NONE};
 use crate::packet::{PacketHot as Packet, FLAG_NONMINIMAL};
 use crate::rng::Rng;
@@ -16,20 +17,20 @@ pub const FAILED_LINK: u64 = u64::MAX / 4;
 /// The path primitives of a topology.
 pub trait Paths {
     /// Group of switch `s` (PAR reconsiders only inside the source group).
-    fn group(&self, s: u32) -> u32;
+    fn group(&self, s: SwitchId) -> u32;
     /// Sets a random Valiant intermediate on `pkt`; false if none exists
     /// (the packet then routes minimally).
-    fn set_intermediate(&self, s: u32, pkt: &mut Packet, rng: &mut Rng) -> bool;
+    fn set_intermediate(&self, s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> bool;
     /// One hop along the packet's routing state; `adaptive` picks the least
     /// occupied of equivalent next hops where the topology offers several.
-    fn step<F: FnMut(u32) -> u64>(&self, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, adaptive: bool, occupancy: &mut F) -> u32;
+    fn step<F: FnMut(ChannelId) -> u64>(&self, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut Rng, adaptive: bool, occupancy: &mut F) -> ChannelId;
     /// Switch hops of candidate `cand` from `s` (after its first step);
     /// `pkt` is the packet before the choice.
-    fn path_hops(&self, s: u32, pkt: &Packet, cand: &Packet, nonminimal: bool) -> u32;
+    fn path_hops(&self, s: SwitchId, pkt: &Packet, cand: &Packet, nonminimal: bool) -> u32;
     /// A channel past the first hop that candidate `cand` is already
     /// committed to (the dragonfly's global link), or `NONE`.
-    fn committed_channel(&self, _net: &Network, _cand: &Packet) -> u32 {
-        NONE
+    fn committed_channel(&self, _net: &Network, _cand: &Packet) -> ChannelId {
+        ChannelId::NONE
     }
 }
 
@@ -48,26 +49,26 @@ pub fn candidates(alg: Algorithm) -> (u32, u32) {
 /// creation time of the packet's message (the hashed modes hash it).
 #[inline]
 #[allow(clippy::too_many_arguments)]
-pub fn next_channel<T: Paths, F: FnMut(u32) -> u64>(
+pub fn next_channel<T: Paths, F: FnMut(ChannelId) -> u64>(
     t: &T,
     alg: Algorithm,
     net: &Network,
-    s: u32,
+    s: SwitchId,
     pkt: &mut Packet,
     created: u64,
     rng: &mut Rng,
     biases: &Biases,
     occupancy: &mut F,
-) -> u32 {
+) -> ChannelId {
     let minimal_so_far = pkt.flags & FLAG_NONMINIMAL == 0;
     let at_source = pkt.hops == 0 && minimal_so_far && pkt.global_link == NONE;
     if alg.hashed() {
         // The same flow always draws the same choices.
-        let h = flow_hash(alg, pkt.src, pkt.dst, created);
+        let h = flow_hash(alg, pkt.src.0, pkt.dst.0, created);
         if alg == Algorithm::NminHash && at_source {
             t.set_intermediate(s, pkt, &mut Rng::new(h, 0));
         }
-        return t.step(net, s, pkt, &mut Rng::new(h, 1 + s as u64), false, occupancy);
+        return t.step(net, s, pkt, &mut Rng::new(h, 1 + s.0 as u64), false, occupancy);
     }
     let (n_min, n_nonmin) = candidates(alg);
     if at_source {
@@ -79,7 +80,7 @@ pub fn next_channel<T: Paths, F: FnMut(u32) -> u64>(
     } else if alg.path_class() == PathClass::Progressive
         && minimal_so_far
         && pkt.hops <= Algorithm::PAR_LAST_DECISION_HOP
-        && t.group(s) == t.group(net.endpoint_switch[pkt.src as usize])
+        && t.group(s) == t.group(net.endpoint_switch[pkt.src])
     {
         // PAR / ADAPTIVE_1: one hop taken minimally; look again here.
         pkt.global_link = NONE;
@@ -95,18 +96,18 @@ pub fn next_channel<T: Paths, F: FnMut(u32) -> u64>(
 /// paper 000 Sec. II-C, 004 Sec. 2.2). A candidate committed to a failed
 /// link is ruled out (the fabric manager's table update).
 #[allow(clippy::too_many_arguments)]
-fn choose_among<T: Paths, F: FnMut(u32) -> u64>(
+fn choose_among<T: Paths, F: FnMut(ChannelId) -> u64>(
     t: &T,
     net: &Network,
-    s: u32,
+    s: SwitchId,
     pkt: &mut Packet,
     rng: &mut Rng,
     n_min: u32,
     n_nonmin: u32,
     bias: f64,
     occupancy: &mut F,
-) -> u32 {
-    let mut best: Option<(f64, Packet, u32)> = None;
+) -> ChannelId {
+    let mut best: Option<(f64, Packet, ChannelId)> = None;
     for i in 0..n_min + n_nonmin {
         let nonmin = i >= n_min;
         let mut cand = *pkt;
@@ -118,7 +119,7 @@ fn choose_among<T: Paths, F: FnMut(u32) -> u64>(
         let hops = t.path_hops(s, pkt, &cand, nonmin);
         let mut cost = occupancy(ch) as f64 * hops as f64 + if nonmin { bias } else { 0.0 };
         let ahead = t.committed_channel(net, &cand);
-        if ahead != NONE && occupancy(ahead) >= FAILED_LINK {
+        if !ahead.is_none() && occupancy(ahead) >= FAILED_LINK {
             cost = f64::INFINITY;
         }
         if best.as_ref().map_or(true, |(c, _, _)| cost < *c) {

@@ -16,6 +16,7 @@
 
 use crate::names::Named;
 use super::Algorithm;
+use crate::ids::{ChannelId, Id};
 use crate::network::{End, Network};
 use serde_json::{json, Value};
 
@@ -64,7 +65,7 @@ impl DeadlockReport {
             .cycle
             .iter()
             .map(|&(c, v)| {
-                let ch = &net.channels[c as usize];
+                let ch = &net.channels[ChannelId(c)];
                 json!({"channel": c, "vc": v, "kind": ch.kind.name(), "from": describe(ch.src), "to": describe(ch.dst)})
             })
             .collect();
@@ -92,8 +93,8 @@ impl SwitchGraph {
         let mut outbound = vec![Vec::new(); n];
         for (c, ch) in net.channels.iter().enumerate() {
             if let (End::Switch { switch: a, .. }, End::Switch { switch: b, .. }) = (ch.src, ch.dst) {
-                outbound[a as usize].push((c as u32, b));
-                inbound[b as usize].push((c as u32, a));
+                outbound[a.index()].push((c as u32, b.0));
+                inbound[b.index()].push((c as u32, a.0));
             }
         }
         let mut dist = vec![u8::MAX; n * n];
@@ -116,9 +117,9 @@ impl SwitchGraph {
             }
         }
         let mut has_endpoints = vec![false; n];
-        for (e, &s) in net.endpoint_switch.iter().enumerate() {
-            if net.endpoint_up.get(e).is_some_and(|&c| c != crate::network::NONE) {
-                has_endpoints[s as usize] = true;
+        for (e, &s) in net.endpoint_switch.iter_ids() {
+            if net.endpoint_up.get(e).is_some_and(|c| !c.is_none()) {
+                has_endpoints[s.index()] = true;
             }
         }
         SwitchGraph { n, inbound, outbound, dist, has_endpoints }
@@ -287,7 +288,7 @@ mod tests {
             // Consecutive cycle vertices are consecutive channels: the first
             // ends where the second starts.
             for w in r.cycle.windows(2) {
-                let (a, b) = (&n.channels[w[0].0 as usize], &n.channels[w[1].0 as usize]);
+                let (a, b) = (&n.channels[ChannelId(w[0].0)], &n.channels[ChannelId(w[1].0)]);
                 let (End::Switch { switch: x, .. }, End::Switch { switch: y, .. }) = (a.dst, b.src) else { panic!("switch channels") };
                 assert_eq!(x, y);
             }

@@ -8,26 +8,27 @@
 //! (deadlock freedom by construction; VCs needed = longest path).
 
 use super::adaptive::Paths;
+use crate::ids::{ChannelId, SwitchId};
 use crate::network::{Network, NONE};
 use crate::packet::{PacketHot as Packet, FLAG_NONMINIMAL};
 use crate::rng::Rng;
 use crate::topology::Dragonfly;
 
 impl Paths for Dragonfly {
-    fn group(&self, s: u32) -> u32 {
+    fn group(&self, s: SwitchId) -> u32 {
         Dragonfly::group(self, s)
     }
 
-    fn set_intermediate(&self, s: u32, pkt: &mut Packet, rng: &mut Rng) -> bool {
+    fn set_intermediate(&self, s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> bool {
         set_intermediate(self, s, pkt, rng)
     }
 
     #[inline]
-    fn step<F: FnMut(u32) -> u64>(&self, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, _adaptive: bool, _occupancy: &mut F) -> u32 {
+    fn step<F: FnMut(ChannelId) -> u64>(&self, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut Rng, _adaptive: bool, _occupancy: &mut F) -> ChannelId {
         step(self, net, s, pkt, rng)
     }
 
-    fn path_hops(&self, s: u32, pkt: &Packet, cand: &Packet, nonminimal: bool) -> u32 {
+    fn path_hops(&self, s: SwitchId, pkt: &Packet, cand: &Packet, nonminimal: bool) -> u32 {
         if nonminimal {
             valiant_hops_estimate(self, s, cand)
         } else {
@@ -36,9 +37,9 @@ impl Paths for Dragonfly {
     }
 
     /// The global link the path heads for, a hop away.
-    fn committed_channel(&self, net: &Network, cand: &Packet) -> u32 {
+    fn committed_channel(&self, net: &Network, cand: &Packet) -> ChannelId {
         if cand.global_link == NONE {
-            return NONE;
+            return ChannelId::NONE;
         }
         let l = self.all_global_links()[cand.global_link as usize];
         net.out_channel(l.from, l.port)
@@ -47,7 +48,7 @@ impl Paths for Dragonfly {
 
 /// Chooses a Valiant intermediate; false when none exists (then the packet
 /// routes minimally).
-fn set_intermediate(df: &Dragonfly, s: u32, pkt: &mut Packet, rng: &mut Rng) -> bool {
+fn set_intermediate(df: &Dragonfly, s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> bool {
     let (gs, gd) = (df.group(s), df.group(pkt.dst_switch));
     if s == pkt.dst_switch {
         return false;
@@ -59,7 +60,7 @@ fn set_intermediate(df: &Dragonfly, s: u32, pkt: &mut Packet, rng: &mut Rng) -> 
         }
         // Random switch of the group other than source and destination.
         let base = gs * a;
-        let (x, y) = (s - base, pkt.dst_switch - base);
+        let (x, y) = (s.0 - base, pkt.dst_switch.0 - base);
         let (lo, hi) = (x.min(y), x.max(y));
         let mut r = rng.below((a - 2) as u64) as u32;
         if r >= lo {
@@ -68,7 +69,7 @@ fn set_intermediate(df: &Dragonfly, s: u32, pkt: &mut Packet, rng: &mut Rng) -> 
         if r >= hi {
             r += 1;
         }
-        pkt.set_via_switch(base + r);
+        pkt.set_via_switch(SwitchId(base + r));
     } else {
         let g = df.groups;
         if g < 3 {
@@ -90,7 +91,7 @@ fn set_intermediate(df: &Dragonfly, s: u32, pkt: &mut Packet, rng: &mut Rng) -> 
 
 /// Follows the packet's routing state one hop.
 #[inline]
-fn step(df: &Dragonfly, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng) -> u32 {
+fn step(df: &Dragonfly, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> ChannelId {
     let gs = df.group(s);
     if pkt.via_group() == gs {
         pkt.clear_via();
@@ -99,15 +100,15 @@ fn step(df: &Dragonfly, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng) 
     if pkt.via_switch() == s {
         pkt.clear_via();
     }
-    if pkt.via_switch() != NONE {
+    if !pkt.via_switch().is_none() {
         return local_hop(df, net, s, pkt.via_switch(), rng);
     }
     let via_group = pkt.via_group();
     if s == pkt.dst_switch && via_group == NONE {
-        return net.endpoint_down[pkt.dst as usize];
+        return net.endpoint_down[pkt.dst];
     }
     let (target_group, target_switch) =
-        if via_group != NONE { (via_group, NONE) } else { (df.group(pkt.dst_switch), pkt.dst_switch) };
+        if via_group != NONE { (via_group, SwitchId::NONE) } else { (df.group(pkt.dst_switch), pkt.dst_switch) };
     if gs == target_group {
         return local_hop(df, net, s, pkt.dst_switch, rng);
     }
@@ -125,7 +126,7 @@ fn step(df: &Dragonfly, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng) 
 
 /// Channel of a random one of the parallel local links from `s` to `t`.
 #[inline]
-fn local_hop(df: &Dragonfly, net: &Network, s: u32, t: u32, rng: &mut Rng) -> u32 {
+fn local_hop(df: &Dragonfly, net: &Network, s: SwitchId, t: SwitchId, rng: &mut Rng) -> ChannelId {
     let k = df.local_links_per_pair;
     let j = if k > 1 { rng.below(k as u64) as u32 } else { 0 };
     net.out_channel(s, df.local_port(s, t, j))
@@ -134,11 +135,11 @@ fn local_hop(df: &Dragonfly, net: &Network, s: u32, t: u32, rng: &mut Rng) -> u3
 /// Index (into `all_global_links`) of a random shortest-path global link
 /// from switch `s` of group `from` toward group `to` (and switch `target`
 /// there, if known). Ties are broken uniformly, with one random draw.
-fn pick_global(df: &Dragonfly, s: u32, from: u32, to: u32, target: u32, rng: &mut Rng) -> u32 {
+fn pick_global(df: &Dragonfly, s: SwitchId, from: u32, to: u32, target: SwitchId, rng: &mut Rng) -> u32 {
     let links = df.links_between(from, to);
     let base = df.all_global_links().as_ptr() as usize;
     let offset = (links.as_ptr() as usize - base) / std::mem::size_of::<crate::topology::dragonfly::GlobalLink>();
-    let hops = |l: &crate::topology::dragonfly::GlobalLink| (l.from != s) as u32 + (target != NONE && l.to != target) as u32;
+    let hops = |l: &crate::topology::dragonfly::GlobalLink| (l.from != s) as u32 + (!target.is_none() && l.to != target) as u32;
     let (mut best, mut ties) = (u32::MAX, 0u64);
     for l in links {
         let h = hops(l);
@@ -161,7 +162,7 @@ fn pick_global(df: &Dragonfly, s: u32, from: u32, to: u32, target: u32, rng: &mu
 }
 
 /// Switch-to-switch hops of a minimal path from `s` to `d`.
-pub fn min_hops(df: &Dragonfly, s: u32, d: u32) -> u32 {
+pub fn min_hops(df: &Dragonfly, s: SwitchId, d: SwitchId) -> u32 {
     if s == d {
         return 0;
     }
@@ -173,8 +174,8 @@ pub fn min_hops(df: &Dragonfly, s: u32, d: u32) -> u32 {
 }
 
 /// Estimated hops of a Valiant path already set on `pkt` at switch `s`.
-fn valiant_hops_estimate(df: &Dragonfly, s: u32, pkt: &Packet) -> u32 {
-    if pkt.via_switch() != NONE {
+fn valiant_hops_estimate(df: &Dragonfly, s: SwitchId, pkt: &Packet) -> u32 {
+    if !pkt.via_switch().is_none() {
         return 2;
     }
     // To the intermediate group (the chosen link), then on average a

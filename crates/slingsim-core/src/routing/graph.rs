@@ -10,26 +10,27 @@
 //! channel dependency graph is acyclic.
 
 use super::adaptive::Paths;
-use crate::network::{Network, NONE};
+use crate::ids::{ChannelId, Id, SwitchId};
+use crate::network::Network;
 use crate::packet::{PacketHot as Packet, FLAG_NONMINIMAL};
 use crate::rng::Rng;
 use crate::topology::GraphTopology;
 
 impl Paths for GraphTopology {
-    fn group(&self, s: u32) -> u32 {
-        self.groups[s as usize]
+    fn group(&self, s: SwitchId) -> u32 {
+        self.groups[s.index()]
     }
 
-    fn set_intermediate(&self, s: u32, pkt: &mut Packet, rng: &mut Rng) -> bool {
+    fn set_intermediate(&self, s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> bool {
         set_intermediate(self, s, pkt, rng)
     }
 
     #[inline]
-    fn step<F: FnMut(u32) -> u64>(&self, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, adaptive: bool, occupancy: &mut F) -> u32 {
+    fn step<F: FnMut(ChannelId) -> u64>(&self, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut Rng, adaptive: bool, occupancy: &mut F) -> ChannelId {
         step(self, net, s, pkt, rng, adaptive, occupancy)
     }
 
-    fn path_hops(&self, s: u32, pkt: &Packet, cand: &Packet, nonminimal: bool) -> u32 {
+    fn path_hops(&self, s: SwitchId, pkt: &Packet, cand: &Packet, nonminimal: bool) -> u32 {
         if nonminimal {
             self.distance(s, cand.via_switch()) as u32 + self.distance(cand.via_switch(), pkt.dst_switch) as u32
         } else {
@@ -41,11 +42,11 @@ impl Paths for GraphTopology {
 /// Chooses a random intermediate among the switches with endpoints of the
 /// source's plane, other than the current and destination switches (so a
 /// Valiant path is at most twice the endpoint diameter); false if none.
-fn set_intermediate(g: &GraphTopology, s: u32, pkt: &mut Packet, rng: &mut Rng) -> bool {
+fn set_intermediate(g: &GraphTopology, s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> bool {
     if s == pkt.dst_switch {
         return false;
     }
-    let candidates = &g.endpoint_switches[g.plane[s as usize] as usize];
+    let candidates = &g.endpoint_switches[g.plane[s.index()] as usize];
     if candidates.len() < 3 {
         return false;
     }
@@ -65,13 +66,13 @@ fn set_intermediate(g: &GraphTopology, s: u32, pkt: &mut Packet, rng: &mut Rng) 
 /// destination): a random neighbour one hop closer, or the least occupied
 /// of them when `adaptive`.
 #[inline]
-fn step(g: &GraphTopology, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rng, adaptive: bool, occupancy: &mut impl FnMut(u32) -> u64) -> u32 {
+fn step(g: &GraphTopology, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut Rng, adaptive: bool, occupancy: &mut impl FnMut(ChannelId) -> u64) -> ChannelId {
     if pkt.via_switch() == s {
         pkt.clear_via();
     }
-    let target = if pkt.via_switch() != NONE { pkt.via_switch() } else { pkt.dst_switch };
+    let target = if !pkt.via_switch().is_none() { pkt.via_switch() } else { pkt.dst_switch };
     if target == s {
-        return net.endpoint_down[pkt.dst as usize];
+        return net.endpoint_down[pkt.dst];
     }
     let want = g.distance(s, target).wrapping_sub(1);
     // The cheapest neighbours one hop closer (all of them unless
@@ -90,7 +91,7 @@ fn step(g: &GraphTopology, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rn
         }
     }
     let mut k = if ties > 1 { rng.below(ties) } else { 0 };
-    let mut chosen = NONE;
+    let mut chosen = ChannelId::NONE;
     for nb in g.neighbors(s) {
         if g.distance(nb.switch, target) != want {
             continue;
@@ -106,6 +107,6 @@ fn step(g: &GraphTopology, net: &Network, s: u32, pkt: &mut Packet, rng: &mut Rn
             k -= 1;
         }
     }
-    debug_assert_ne!(chosen, NONE, "no shortest-path neighbour from switch {s} toward {target}");
+    debug_assert!(!chosen.is_none(), "no shortest-path neighbour from switch {s} toward {target}");
     chosen
 }

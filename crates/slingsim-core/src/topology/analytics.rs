@@ -9,6 +9,7 @@
 use super::{Dragonfly, Topology};
 use crate::config::Config;
 use crate::error::Result;
+use crate::ids::{ChannelId, Id, SwitchId};
 use crate::network::{LinkKind, Network};
 use crate::units::Rate;
 use serde_json::{json, Value};
@@ -111,9 +112,9 @@ fn dragonfly_distances(df: &Dragonfly) -> (u32, f64) {
             in_b.iter_mut().for_each(|x| *x = false);
             pairs.clear();
             for l in links {
-                in_a[(l.from % df.switches_per_group) as usize] = true;
-                in_b[(l.to % df.switches_per_group) as usize] = true;
-                pairs.push((l.from, l.to));
+                in_a[(l.from.0 % df.switches_per_group) as usize] = true;
+                in_b[(l.to.0 % df.switches_per_group) as usize] = true;
+                pairs.push((l.from.0, l.to.0));
             }
             pairs.sort_unstable();
             pairs.dedup();
@@ -141,13 +142,13 @@ fn saturation(df: &Dragonfly, net: &Network, cfg: &Config, adversarial: bool) ->
     let endpoints = (s_count as f64) * p;
     let k = df.local_links_per_pair;
     let mut load = vec![0.0f64; net.channels.len()];
-    let add_local = |load: &mut Vec<f64>, x: u32, y: u32, w: f64| {
+    let add_local = |load: &mut Vec<f64>, x: SwitchId, y: SwitchId, w: f64| {
         for j in 0..k {
-            load[net.out_channel(x, df.local_port(x, y, j)) as usize] += w / k as f64;
+            load[net.out_channel(x, df.local_port(x, y, j)).index()] += w / k as f64;
         }
     };
-    for s in 0..s_count {
-        for d in 0..s_count {
+    for s in (0..s_count).map(SwitchId) {
+        for d in (0..s_count).map(SwitchId) {
             if s == d {
                 continue;
             }
@@ -173,7 +174,7 @@ fn saturation(df: &Dragonfly, net: &Network, cfg: &Config, adversarial: bool) ->
                 if l.from != s {
                     add_local(&mut load, s, l.from, w);
                 }
-                load[net.out_channel(l.from, l.port) as usize] += w;
+                load[net.out_channel(l.from, l.port).index()] += w;
                 if l.to != d {
                     add_local(&mut load, l.to, d, w);
                 }
@@ -183,7 +184,7 @@ fn saturation(df: &Dragonfly, net: &Network, cfg: &Config, adversarial: bool) ->
     let mut bound = 1.0f64;
     for (c, &l) in load.iter().enumerate() {
         if l > 0.0 {
-            bound = bound.min(net.channels[c].rate.bytes_per_s() / l);
+            bound = bound.min(net.channels[ChannelId::from_index(c)].rate.bytes_per_s() / l);
         }
     }
     bound

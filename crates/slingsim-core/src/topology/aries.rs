@@ -33,6 +33,7 @@ use super::megafly::{attach_nodes, check_nodes, check_size, global_links_per_pai
 use super::Built;
 use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
+use crate::ids::SwitchId;
 use crate::network::{LinkKind, Network};
 use serde_json::json;
 
@@ -96,7 +97,7 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
     for _ in 0..g * per_group {
         net.add_switch(global_base + h);
     }
-    let router = |grp: u32, r: u32, c: u32| grp * per_group + r * cols + c;
+    let router = |grp: u32, r: u32, c: u32| SwitchId(grp * per_group + r * cols + c);
     for grp in 0..g {
         // Rows (chassis): all-to-all over the columns.
         for r in 0..rows {
@@ -123,7 +124,7 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
             }
         }
     }
-    let port_of = |grp: u32, slot: u32| (grp * per_group + slot % per_group, global_base + slot / per_group);
+    let port_of = |grp: u32, slot: u32| (SwitchId(grp * per_group + slot % per_group), global_base + slot / per_group);
     for gi in 0..g {
         for gj in (gi + 1)..g {
             for k in 0..a.lpp {
@@ -205,7 +206,7 @@ fn validate(t: &TopologyConfig) -> Result<Shape> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::network::NONE;
+    use crate::ids::{Id, NodeId, SwitchId};
     use crate::units::Rate;
     use crate::topology::GraphTopology;
 
@@ -221,9 +222,9 @@ mod tests {
     }
 
     /// Router of node `n`.
-    fn router_of(g: &GraphTopology, net: &Network, n: u32) -> u32 {
-        let s = net.endpoint_switch[net.endpoint_of(n, 0) as usize];
-        assert!((s as usize) < g.switches());
+    fn router_of(g: &GraphTopology, net: &Network, n: u32) -> SwitchId {
+        let s = net.endpoint_switch[net.endpoint_of(NodeId(n), 0)];
+        assert!(s.index() < g.switches());
         s
     }
 
@@ -238,7 +239,7 @@ mod tests {
         assert_eq!(net.links_of_kind(LinkKind::Global), 960, "10 global ports x 96 routers");
         for s in 0..192u32 {
             for port in 0..44 {
-                assert_ne!(net.out_channel(s, port), NONE, "router {s} port {port}");
+                assert!(!net.out_channel(SwitchId(s), port).is_none(), "router {s} port {port}");
             }
         }
     }
@@ -263,7 +264,7 @@ mod tests {
         let mut between = 0;
         for s in 0..192 {
             for d in 0..192 {
-                let h = g.distance(s, d);
+                let h = g.distance(SwitchId(s), SwitchId(d));
                 if s / 96 == d / 96 {
                     inside = inside.max(h);
                 } else {
@@ -283,7 +284,7 @@ mod tests {
         let b = build(&t, &LinkConfig { bandwidth_bps: 42e9, global_bandwidth_bps: Some(37.6e9), ..Default::default() }, &NicConfig::default())
             .unwrap();
         assert_eq!(b.net.nodes(), 698);
-        let in_group0 = b.net.node_endpoints.iter().filter(|&&e| b.net.endpoint_switch[e as usize] < 96).count();
+        let in_group0 = b.net.node_endpoints.iter().filter(|&&e| b.net.endpoint_switch[e] < SwitchId(96)).count();
         assert_eq!(in_group0, 384);
         assert!(b.net.channels.iter().all(|c| match c.kind {
             LinkKind::Global => c.rate.bps() == Rate::from_bps(37.6e9).bps(),

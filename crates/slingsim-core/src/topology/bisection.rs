@@ -5,6 +5,7 @@
 //! and on structured networks (dragonfly, fat tree) it finds the cut the
 //! closed forms give.
 
+use crate::ids::Id;
 use crate::network::{End, Network};
 use crate::rng::Rng;
 
@@ -39,7 +40,7 @@ fn plane_cut(net: &Network, groups: &[u32], members: &[u32]) -> Option<f64> {
     let mut cap = vec![0.0f64; n * n];
     for ch in &net.channels {
         if let (End::Switch { switch: a, .. }, End::Switch { switch: b, .. }) = (ch.src, ch.dst) {
-            let (a, b) = (index[a as usize], index[b as usize]);
+            let (a, b) = (index[a.index()], index[b.index()]);
             if a == usize::MAX || b == usize::MAX {
                 continue;
             }
@@ -49,9 +50,9 @@ fn plane_cut(net: &Network, groups: &[u32], members: &[u32]) -> Option<f64> {
         }
     }
     let mut weight = vec![0u32; n];
-    for (e, &s) in net.endpoint_switch.iter().enumerate() {
-        if net.endpoint_up.get(e).is_some_and(|&c| c != crate::network::NONE) && index[s as usize] != usize::MAX {
-            weight[index[s as usize]] += 1;
+    for (e, &s) in net.endpoint_switch.iter_ids() {
+        if net.endpoint_up.get(e).is_some_and(|c| !c.is_none()) && index[s.index()] != usize::MAX {
+            weight[index[s.index()]] += 1;
         }
     }
     let groups: Vec<u32> = members.iter().map(|&s| groups[s as usize]).collect();
@@ -160,7 +161,7 @@ mod tests {
         )
         .unwrap();
         let (topo, net) = Topology::build(&cfg).unwrap();
-        let groups: Vec<u32> = (0..net.switches() as u32).map(|s| topo.group(s)).collect();
+        let groups: Vec<u32> = (0..net.switches() as u32).map(|s| topo.group(crate::ids::SwitchId(s))).collect();
         let cut = super::min_balanced_cut(&net, &groups, &vec![0; net.switches()]).unwrap();
         assert!((cut - 6.4e12).abs() < 1e9, "cut {cut}");
     }

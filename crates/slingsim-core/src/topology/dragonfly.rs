@@ -8,18 +8,19 @@
 
 use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
-use crate::network::{LinkKind, Network, NONE};
+use crate::ids::{EndpointId, IdVec, NodeId, SwitchId};
+use crate::network::{LinkKind, Network};
 use crate::units::Rate;
 
 /// One direction of a global link, as seen by routing.
 #[derive(Clone, Copy, Debug)]
 pub struct GlobalLink {
     /// Switch (global id) the link leaves from.
-    pub from: u32,
+    pub from: SwitchId,
     /// Port on `from`.
     pub port: u32,
     /// Switch the link lands on.
-    pub to: u32,
+    pub to: SwitchId,
 }
 
 /// A built dragonfly: its parameters and the global wiring tables.
@@ -57,7 +58,7 @@ impl Dragonfly {
                         let (sx, sy) = (grp * a + x, grp * a + y);
                         let px = p + local_rank(x, y) * k + j;
                         let py = p + local_rank(y, x) * k + j;
-                        net.connect_switches(LinkKind::Local, (sx, px), (sy, py), local_rate, lat_local);
+                        net.connect_switches(LinkKind::Local, (SwitchId(sx), px), (SwitchId(sy), py), local_rate, lat_local);
                     }
                 }
             }
@@ -72,16 +73,16 @@ impl Dragonfly {
                 for l in 0..lpp {
                     let (si, pi) = slot_to_port(gi, slot(gj - 1, l));
                     let (sj, pj) = slot_to_port(gj, slot(gi, l));
-                    net.connect_switches(LinkKind::Global, (si, pi), (sj, pj), global_rate, lat_global);
-                    dirlinks.push(GlobalLink { from: si, port: pi, to: sj });
-                    dirlinks.push(GlobalLink { from: sj, port: pj, to: si });
+                    net.connect_switches(LinkKind::Global, (SwitchId(si), pi), (SwitchId(sj), pj), global_rate, lat_global);
+                    dirlinks.push(GlobalLink { from: SwitchId(si), port: pi, to: SwitchId(sj) });
+                    dirlinks.push(GlobalLink { from: SwitchId(sj), port: pj, to: SwitchId(si) });
                 }
             }
         }
-        dirlinks.sort_by_key(|l| ((l.from / a) * g + l.to / a, l.from, l.port));
+        dirlinks.sort_by_key(|l| ((l.from.0 / a) * g + l.to.0 / a, l.from, l.port));
         let mut pair_start = vec![0u32; (g * g + 1) as usize];
         for l in &dirlinks {
-            pair_start[((l.from / a) * g + l.to / a + 1) as usize] += 1;
+            pair_start[((l.from.0 / a) * g + l.to.0 / a + 1) as usize] += 1;
         }
         for i in 1..pair_start.len() {
             pair_start[i] += pair_start[i - 1];
@@ -102,8 +103,8 @@ impl Dragonfly {
 
     /// Group of switch `s`.
     #[inline]
-    pub fn group(&self, s: u32) -> u32 {
-        s / self.switches_per_group
+    pub fn group(&self, s: SwitchId) -> u32 {
+        s.0 / self.switches_per_group
     }
 
     /// Global links from group `from` to group `to`.
@@ -115,9 +116,9 @@ impl Dragonfly {
 
     /// Port of switch `s` for parallel local link `j` to switch `t` of the same group.
     #[inline]
-    pub fn local_port(&self, s: u32, t: u32, j: u32) -> u32 {
+    pub fn local_port(&self, s: SwitchId, t: SwitchId, j: u32) -> u32 {
         let a = self.switches_per_group;
-        self.endpoints_per_switch + local_rank(s % a, t % a) * self.local_links_per_pair + j
+        self.endpoints_per_switch + local_rank(s.0 % a, t.0 % a) * self.local_links_per_pair + j
     }
 
     /// All directed global links, grouped by group pair.
@@ -227,7 +228,7 @@ fn attach_nodes(net: &mut Network, t: &TopologyConfig, rate: Rate, latency: u64)
     let per_group = a * per_switch;
     let total_nodes = t.nodes.unwrap_or(t.groups * per_group);
     let ports = t.groups * a * p;
-    net.endpoint_node = vec![NONE; ports as usize];
+    net.endpoint_node = IdVec::filled(NodeId::NONE, ports as usize);
     net.node_endpoints = Vec::with_capacity((total_nodes * r) as usize);
     for node in 0..total_nodes {
         let (grp, m) = (node / per_group, node % per_group);
@@ -235,11 +236,11 @@ fn attach_nodes(net: &mut Network, t: &TopologyConfig, rate: Rate, latency: u64)
         for rail in 0..r {
             let s = grp * a + (base + rail) % a;
             let e = s * p + rail * per_switch + q;
-            net.node_endpoints.push(e);
-            net.endpoint_node[e as usize] = node;
+            net.node_endpoints.push(EndpointId(e));
+            net.endpoint_node[EndpointId(e)] = NodeId(node);
         }
     }
-    net.attach_populated(ports, |e| (e / p, e % p), rate, latency);
+    net.attach_populated(ports, |e| (SwitchId(e.0 / p), e.0 % p), rate, latency);
     Ok(())
 }
 
@@ -284,7 +285,7 @@ mod tests {
         // Every global port is cabled exactly once.
         for s in 0..32 {
             for port in 0..16 + 28 + 6 {
-                assert_ne!(net.out_channel(s, port), NONE, "switch {s} port {port}");
+                assert!(!net.out_channel(SwitchId(s), port).is_none(), "switch {s} port {port}");
             }
         }
     }
@@ -310,9 +311,9 @@ mod tests {
         let (_, net) = Dragonfly::build(&t, &LinkConfig::default(), &NicConfig::default()).unwrap();
         assert_eq!(net.nodes(), 16);
         for n in 0..16 {
-            let (e0, e1) = (net.endpoint_of(n, 0), net.endpoint_of(n, 1));
-            assert_ne!(net.endpoint_switch[e0 as usize], net.endpoint_switch[e1 as usize]);
-            assert_eq!(net.endpoint_switch[e0 as usize] / 4, net.endpoint_switch[e1 as usize] / 4);
+            let (e0, e1) = (net.endpoint_of(NodeId(n), 0), net.endpoint_of(NodeId(n), 1));
+            assert_ne!(net.endpoint_switch[e0], net.endpoint_switch[e1]);
+            assert_eq!(net.endpoint_switch[e0].0 / 4, net.endpoint_switch[e1].0 / 4);
         }
     }
 }

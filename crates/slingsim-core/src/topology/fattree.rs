@@ -29,6 +29,7 @@ use super::megafly::{attach_nodes, check_nodes, check_size, Terminals};
 use super::Built;
 use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
+use crate::ids::SwitchId;
 use crate::network::{LinkKind, Network};
 use serde_json::json;
 
@@ -59,12 +60,12 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
     for pod in 0..k {
         for i in 0..half {
             for j in 0..half {
-                net.connect_switches(LinkKind::Local, (edge(pod, i), half + j), (agg(pod, j), i), local_rate, lat_local);
+                net.connect_switches(LinkKind::Local, (SwitchId(edge(pod, i)), half + j), (SwitchId(agg(pod, j)), i), local_rate, lat_local);
             }
         }
         for j in 0..half {
             for i in 0..up {
-                net.connect_switches(LinkKind::Global, (agg(pod, j), half + i), (core(j, i), pod), global_rate, lat_global);
+                net.connect_switches(LinkKind::Global, (SwitchId(agg(pod, j)), half + i), (SwitchId(core(j, i)), pod), global_rate, lat_global);
             }
         }
     }
@@ -107,7 +108,7 @@ fn validate(t: &TopologyConfig) -> Result<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::network::NONE;
+    use crate::ids::{Id, NodeId};
     use crate::topology::GraphTopology;
 
 
@@ -129,14 +130,14 @@ mod tests {
         // Full bisection: every port of every switch is cabled.
         for s in 0..720u32 {
             for port in 0..24 {
-                assert_ne!(net.out_channel(s, port), NONE, "switch {s} port {port}");
+                assert!(!net.out_channel(SwitchId(s), port).is_none(), "switch {s} port {port}");
             }
         }
         let g = GraphTopology::new(b);
         assert!(g.is_connected());
         assert_eq!(g.diameter, 4, "edge -> aggregation -> core -> aggregation -> edge");
-        assert_eq!(g.distance(0, 1), 2, "edge switches of one pod meet at an aggregation switch");
-        assert_eq!(g.distance(0, 24), 4, "edge switches of two pods meet at a core switch");
+        assert_eq!(g.distance(SwitchId(0), SwitchId(1)), 2, "edge switches of one pod meet at an aggregation switch");
+        assert_eq!(g.distance(SwitchId(0), SwitchId(24)), 4, "edge switches of two pods meet at a core switch");
     }
 
     #[test]
@@ -162,9 +163,9 @@ mod tests {
         let b = build(&t, &LinkConfig::default(), &NicConfig::default()).unwrap();
         assert_eq!(b.net.nodes(), 50);
         for n in 0..50 {
-            let (e0, e1) = (b.net.endpoint_of(n, 0), b.net.endpoint_of(n, 1));
-            let (s0, s1) = (b.net.endpoint_switch[e0 as usize], b.net.endpoint_switch[e1 as usize]);
-            assert!(s0 != s1 && b.groups[s0 as usize] == b.groups[s1 as usize]);
+            let (e0, e1) = (b.net.endpoint_of(NodeId(n), 0), b.net.endpoint_of(NodeId(n), 1));
+            let (s0, s1) = (b.net.endpoint_switch[e0], b.net.endpoint_switch[e1]);
+            assert!(s0 != s1 && b.groups[s0.index()] == b.groups[s1.index()]);
         }
     }
 

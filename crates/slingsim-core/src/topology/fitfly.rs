@@ -52,7 +52,8 @@ pub fn build(t: &TopologyConfig, l: &LinkConfig, n: &NicConfig) -> Result<Built>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::network::{End, LinkKind, NONE};
+    use crate::ids::{Id, NodeId, SwitchId};
+    use crate::network::{End, LinkKind};
     use crate::topology::GraphTopology;
 
     fn cfg(q: u32, planes: u32, p: u32) -> TopologyConfig {
@@ -67,7 +68,7 @@ mod tests {
     /// the best rail (PATH selection, paper 003 Sec. 4.3.1).
     fn avg_best_plane_hops(g: &GraphTopology, net: &Network) -> f64 {
         let (n, rails) = (net.nodes() as u32, net.rails);
-        let sw = |node: u32, r: u32| net.endpoint_switch[net.endpoint_of(node, r) as usize];
+        let sw = |node: u32, r: u32| net.endpoint_switch[net.endpoint_of(NodeId(node), r)];
         let mut total = 0u64;
         for a in 0..n {
             for b in 0..n {
@@ -96,7 +97,7 @@ mod tests {
         assert_eq!(net.links_of_kind(LinkKind::Terminal), 2 * 3042);
         for s in 0..676 {
             for port in 0..28 {
-                assert_ne!(net.out_channel(s, port), NONE, "switch {s} port {port}");
+                assert!(!net.out_channel(SwitchId(s), port).is_none(), "switch {s} port {port}");
             }
         }
         let g = GraphTopology::new(b);
@@ -113,12 +114,12 @@ mod tests {
         assert_eq!(b.groups[50], 10);
         for ch in &b.net.channels {
             if let (End::Switch { switch: a, .. }, End::Switch { switch: c, .. }) = (ch.src, ch.dst) {
-                assert_eq!(b.plane[a as usize], b.plane[c as usize]);
+                assert_eq!(b.plane[a.index()], b.plane[c.index()]);
             }
         }
         let g = GraphTopology::new(b);
         assert_eq!(g.diameter, 2); // within a plane; across planes unreachable
-        assert_eq!(g.distance(0, 50), u8::MAX);
+        assert_eq!(g.distance(SwitchId(0), SwitchId(50)), u8::MAX);
     }
 
     /// Sec. 4.2.2: node 0 on (alpha, 0, 0) of even planes and on
@@ -127,7 +128,7 @@ mod tests {
     fn fitfly_odd_planes_are_mirrored() {
         let b = build_cfg(&cfg(5, 2, 2)).unwrap();
         let net = &b.net;
-        let sw = |node: u32, r: u32| net.endpoint_switch[net.endpoint_of(node, r) as usize];
+        let sw = |node: u32, r: u32| net.endpoint_switch[net.endpoint_of(NodeId(node), r)].0;
         assert_eq!(sw(0, 0), 0);
         assert_eq!(sw(0, 1), 50 + 49);
         assert_eq!(sw(3, 0), 1);
@@ -135,8 +136,8 @@ mod tests {
         assert_eq!(sw(99, 1), 50);
         for node in 0..100 {
             for r in 0..2 {
-                let e = net.endpoint_of(node, r);
-                assert_eq!(net.endpoint_node[e as usize], node);
+                let e = net.endpoint_of(NodeId(node), r);
+                assert_eq!(net.endpoint_node[e], NodeId(node));
                 assert_eq!(b.plane[sw(node, r) as usize], r);
             }
         }

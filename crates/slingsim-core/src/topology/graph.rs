@@ -3,7 +3,8 @@
 //! all-pairs switch distances, computed once by breadth-first search.
 
 use super::Built;
-use crate::network::{End, LinkKind, Network, NONE};
+use crate::ids::{ChannelId, EndpointId, Id, SwitchId};
+use crate::network::{End, LinkKind, Network};
 
 /// Largest network (in switches) routed on shortest-path tables: the
 /// all-pairs distance table takes switches^2 bytes (256 MiB at this size).
@@ -13,9 +14,9 @@ pub const MAX_SWITCHES: usize = 16_384;
 #[derive(Clone, Copy, Debug)]
 pub struct Neighbor {
     /// Output channel.
-    pub channel: u32,
+    pub channel: ChannelId,
     /// Switch it leads to.
-    pub switch: u32,
+    pub switch: SwitchId,
     pub kind: LinkKind,
 }
 
@@ -38,7 +39,7 @@ pub struct GraphTopology {
     /// minimal path, and twice it every Valiant path.
     pub diameter: u32,
     /// Switches with endpoints, per plane (Valiant intermediates).
-    pub endpoint_switches: Vec<Vec<u32>>,
+    pub endpoint_switches: Vec<Vec<SwitchId>>,
     /// Farthest switch with endpoints from any switch one hop from a switch
     /// with endpoints: where PAR may re-decide (a Megafly spine can be 5
     /// hops from a leaf of another group, more than the diameter).
@@ -51,9 +52,9 @@ impl GraphTopology {
         let net = &b.net;
         let s_count = net.switches();
         let mut lists: Vec<Vec<Neighbor>> = vec![Vec::new(); s_count];
-        for (c, ch) in net.channels.iter().enumerate() {
+        for (c, ch) in net.channels.iter_ids() {
             if let (End::Switch { switch: a, .. }, End::Switch { switch: t, .. }) = (ch.src, ch.dst) {
-                lists[a as usize].push(Neighbor { channel: c as u32, switch: t, kind: ch.kind });
+                lists[a.index()].push(Neighbor { channel: c, switch: t, kind: ch.kind });
             }
         }
         let mut adj_start = Vec::with_capacity(s_count + 1);
@@ -78,15 +79,15 @@ impl GraphTopology {
             first_hop_reach: 0,
         };
         let mut has_endpoints = vec![false; s_count];
-        for (e, &s) in net.endpoint_switch.iter().enumerate() {
-            if net.endpoint_up.get(e).is_some_and(|&c| c != NONE) {
-                has_endpoints[s as usize] = true;
+        for (e, &s) in net.endpoint_switch.iter_ids() {
+            if net.endpoint_up.get(e).is_some_and(|c| !c.is_none()) {
+                has_endpoints[s.index()] = true;
             }
         }
         g.endpoint_switches = vec![Vec::new(); g.planes.max(1) as usize];
         for s in 0..s_count {
             if has_endpoints[s] {
-                g.endpoint_switches[g.plane[s] as usize].push(s as u32);
+                g.endpoint_switches[g.plane[s] as usize].push(SwitchId::from_index(s));
             }
         }
         g.compute_distances(&has_endpoints);
@@ -97,14 +98,14 @@ impl GraphTopology {
     fn compute_first_hop_reach(&self, has_endpoints: &[bool]) -> u32 {
         let mut first_hop = vec![false; self.switches];
         for s in (0..self.switches).filter(|&s| has_endpoints[s]) {
-            for nb in self.neighbors(s as u32) {
-                first_hop[nb.switch as usize] = true;
+            for nb in self.neighbors(SwitchId::from_index(s)) {
+                first_hop[nb.switch.index()] = true;
             }
         }
         let mut reach = 0;
         for s1 in (0..self.switches).filter(|&s| first_hop[s]) {
             for i in (0..self.switches).filter(|&i| has_endpoints[i]) {
-                let d = self.distance(s1 as u32, i as u32);
+                let d = self.distance(SwitchId::from_index(s1), SwitchId::from_index(i));
                 if d != u8::MAX {
                     reach = reach.max(d as u32);
                 }
@@ -142,7 +143,7 @@ impl GraphTopology {
                 let d = self.dist[row + s];
                 let (lo, hi) = (self.adj_start[s] as usize, self.adj_start[s + 1] as usize);
                 for nb in &self.adj[lo..hi] {
-                    let t = nb.switch as usize;
+                    let t = nb.switch.index();
                     if self.dist[row + t] == u8::MAX {
                         self.dist[row + t] = d + 1;
                         queue.push(t as u32);
@@ -160,7 +161,7 @@ impl GraphTopology {
     /// diameter alone would not see an unreachable pair).
     pub fn is_connected(&self) -> bool {
         let n = self.switches as u32;
-        (0..n).all(|s| (0..n).all(|d| self.plane[s as usize] != self.plane[d as usize] || self.distance(s, d) != u8::MAX))
+        (0..n).all(|s| (0..n).all(|d| self.plane[s as usize] != self.plane[d as usize] || self.distance(SwitchId(s), SwitchId(d)) != u8::MAX))
     }
 
     /// Number of switches.
@@ -170,22 +171,22 @@ impl GraphTopology {
 
     /// Switch-facing channels of switch `s`.
     #[inline]
-    pub fn neighbors(&self, s: u32) -> &[Neighbor] {
-        &self.adj[self.adj_start[s as usize] as usize..self.adj_start[s as usize + 1] as usize]
+    pub fn neighbors(&self, s: SwitchId) -> &[Neighbor] {
+        &self.adj[self.adj_start[s.index()] as usize..self.adj_start[s.index() + 1] as usize]
     }
 
     /// Hops from switch `s` to switch `d` (`u8::MAX` if unreachable).
     #[inline]
-    pub fn distance(&self, s: u32, d: u32) -> u8 {
-        self.dist[s as usize * self.switches + d as usize]
+    pub fn distance(&self, s: SwitchId, d: SwitchId) -> u8 {
+        self.dist[s.index() * self.switches + d.index()]
     }
 }
 
 /// Channel from switch `s` down to endpoint `e`, if attached there.
-pub fn ejection(net: &Network, s: u32, e: u32) -> u32 {
-    if net.endpoint_switch[e as usize] == s {
-        net.endpoint_down[e as usize]
+pub fn ejection(net: &Network, s: SwitchId, e: EndpointId) -> ChannelId {
+    if net.endpoint_switch[e] == s {
+        net.endpoint_down[e]
     } else {
-        NONE
+        ChannelId::NONE
     }
 }

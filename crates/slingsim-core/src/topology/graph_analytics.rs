@@ -3,6 +3,7 @@
 
 use super::GraphTopology;
 use crate::config::Config;
+use crate::ids::{Id, SwitchId};
 use crate::network::{End, LinkKind, Network};
 use serde_json::{json, Value};
 
@@ -15,14 +16,14 @@ pub fn analyze(cfg: &Config, g: &GraphTopology, net: &Network) -> Value {
     let mut used = vec![0u32; s_count];
     for ch in &net.channels {
         if let End::Switch { switch, .. } = ch.src {
-            used[switch as usize] += 1;
+            used[switch.index()] += 1;
         }
     }
     let global_bw: f64 = net.channels.iter().filter(|c| c.kind == LinkKind::Global).map(|c| c.rate.bytes_per_s()).sum();
     let injection: f64 = net.channels.iter().filter(|c| matches!(c.src, End::Endpoint(_))).map(|c| c.rate.bytes_per_s()).sum();
     let mut v = json!({
         "kind": g.family,
-        "endpoints": net.endpoint_up.iter().filter(|&&c| c != crate::network::NONE).count(),
+        "endpoints": net.endpoint_up.iter().filter(|c| !c.is_none()).count(),
         "nodes": nodes,
         "rails": rails,
         "planes": g.planes,
@@ -67,7 +68,7 @@ fn avg_min_hops(g: &GraphTopology, net: &Network) -> f64 {
     }
     let rails = net.rails as usize;
     // Switch of each (node, rail).
-    let sw: Vec<u32> = net.node_endpoints.iter().map(|&e| net.endpoint_switch[e as usize]).collect();
+    let sw: Vec<SwitchId> = net.node_endpoints.iter().map(|&e| net.endpoint_switch[e]).collect();
     // Sample node pairs on large systems; all pairs up to 4096 nodes.
     let exact = n <= 4096;
     let mut total = 0.0;

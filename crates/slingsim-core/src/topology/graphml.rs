@@ -3,6 +3,7 @@
 //! NetworkX (`networkx.read_graphml`) or yEd.
 
 use super::Topology;
+use crate::ids::SwitchId;
 use crate::network::{End, Network};
 use std::fmt::Write;
 
@@ -22,11 +23,11 @@ pub fn to_graphml(topo: &Topology, net: &Network) -> String {
         let _ = writeln!(out, "  <key id=\"{id}\" for=\"{on}\" attr.name=\"{name}\" attr.type=\"{ty}\"/>");
     }
     let _ = writeln!(out, "  <graph id=\"{}\" edgedefault=\"undirected\">", topo.family());
-    for s in 0..net.switches() as u32 {
+    for s in (0..net.switches() as u32).map(SwitchId) {
         let _ = writeln!(out, "    <node id=\"s{s}\"><data key=\"d0\">switch</data><data key=\"d1\">{}</data></node>", topo.group(s));
     }
-    for (e, &up) in net.endpoint_up.iter().enumerate() {
-        if up != crate::network::NONE {
+    for (e, &up) in net.endpoint_up.iter_ids() {
+        if !up.is_none() {
             let _ = writeln!(out, "    <node id=\"e{e}\"><data key=\"d0\">endpoint</data><data key=\"d2\">{}</data></node>", net.endpoint_node[e]);
         }
     }

@@ -20,7 +20,8 @@
 use super::Built;
 use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
-use crate::network::{LinkKind, Network, NONE};
+use crate::ids::{EndpointId, IdVec, NodeId, SwitchId};
+use crate::network::{LinkKind, Network};
 use crate::units::{Ps, Rate};
 use serde_json::json;
 
@@ -61,7 +62,7 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
             for j in 0..s {
                 let leaf = grp * per_group + i;
                 let spine = grp * per_group + l + j;
-                net.connect_switches(LinkKind::Local, (leaf, p + j), (spine, i), local_rate, lat_local);
+                net.connect_switches(LinkKind::Local, (SwitchId(leaf), p + j), (SwitchId(spine), i), local_rate, lat_local);
             }
         }
     }
@@ -70,7 +71,7 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
     // which slot carries link `k` to the peer group of rank `r`.
     let round_robin = t.arrangement == "round-robin";
     let slot = |rank: u32, k: u32| if round_robin { k * (g - 1) + rank } else { rank * m.lpp + k };
-    let port_of = |grp: u32, slot: u32| (grp * per_group + l + slot / h, l + slot % h);
+    let port_of = |grp: u32, slot: u32| (SwitchId(grp * per_group + l + slot / h), l + slot % h);
     for gi in 0..g {
         for gj in (gi + 1)..g {
             for k in 0..m.lpp {
@@ -249,23 +250,24 @@ pub(super) fn attach_nodes(net: &mut Network, switches: &[u32], t: &Terminals) {
     let per_group = a * per_switch;
     let ports = switches.len() as u32 * p;
     let total = t.nodes.unwrap_or(ports / r);
-    net.endpoint_node = vec![NONE; ports as usize];
+    net.endpoint_node = IdVec::filled(NodeId::NONE, ports as usize);
     net.node_endpoints = Vec::with_capacity((total * r) as usize);
     for node in 0..total {
         let (grp, m) = (node / per_group, node % per_group);
         let (base, q) = (m / per_switch, m % per_switch);
         for rail in 0..r {
             let e = (grp * a + (base + rail) % a) * p + rail * per_switch + q;
-            net.node_endpoints.push(e);
-            net.endpoint_node[e as usize] = node;
+            net.node_endpoints.push(EndpointId(e));
+            net.endpoint_node[EndpointId(e)] = NodeId(node);
         }
     }
-    net.attach_populated(ports, |e| (switches[(e / p) as usize], e % p), t.rate, t.latency);
+    net.attach_populated(ports, |e| (SwitchId(switches[(e.0 / p) as usize]), e.0 % p), t.rate, t.latency);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::{Id, NodeId, SwitchId};
     use crate::network::End;
     use crate::topology::{Dragonfly, GraphTopology};
 
@@ -296,7 +298,7 @@ mod tests {
     /// Largest distance between two leaves (finite: the network is connected).
     fn leaf_diameter(g: &GraphTopology, groups: u32, l: u32, s: u32) -> u8 {
         let leaves: Vec<u32> = (0..groups).flat_map(|grp| (0..l).map(move |i| grp * (l + s) + i)).collect();
-        leaves.iter().flat_map(|&a| leaves.iter().map(move |&b| g.distance(a, b))).max().unwrap()
+        leaves.iter().flat_map(|&a| leaves.iter().map(move |&b| g.distance(SwitchId(a), SwitchId(b)))).max().unwrap()
     }
 
     #[test]
@@ -312,13 +314,13 @@ mod tests {
         // Nodes sit on leaves only, 18 each.
         let mut per_switch = vec![0; 360];
         for &e in &net.node_endpoints {
-            per_switch[net.endpoint_switch[e as usize] as usize] += 1;
+            per_switch[net.endpoint_switch[e].index()] += 1;
         }
         assert!((0..360).all(|s| per_switch[s] == if s % 36 < 18 { 18 } else { 0 }));
         // Every port of every router is cabled: 36 ports each.
         for s in 0..360u32 {
             for port in 0..36 {
-                assert_ne!(net.out_channel(s, port), NONE, "switch {s} port {port}");
+                assert!(!net.out_channel(SwitchId(s), port).is_none(), "switch {s} port {port}");
             }
         }
         let g = GraphTopology::new(b);
@@ -329,7 +331,7 @@ mod tests {
         assert_eq!(g.diameter, 3, "megafly-3k diameter between leaves");
         // Leaf to leaf: leaf -> spine -> spine -> leaf.
         assert_eq!(leaf_diameter(&g, 10, 18, 18), 3, "megafly-3k diameter between leaves");
-        assert_eq!(g.distance(0, 1), 2, "two leaves of a group meet at a spine");
+        assert_eq!(g.distance(SwitchId(0), SwitchId(1)), 2, "two leaves of a group meet at a spine");
     }
 
     #[test]
@@ -368,9 +370,9 @@ mod tests {
         assert!(b.net.channels.iter().filter(|c| c.kind == LinkKind::Global).all(|c| c.rate.bps() == 50e9));
         assert_eq!(b.net.nodes(), 1000);
         for n in 0..1000 {
-            let (e0, e1) = (b.net.endpoint_of(n, 0), b.net.endpoint_of(n, 1));
-            let (s0, s1) = (b.net.endpoint_switch[e0 as usize], b.net.endpoint_switch[e1 as usize]);
-            assert!(s0 != s1 && s0 / 36 == s1 / 36, "rails of node {n} on switches {s0}, {s1}");
+            let (e0, e1) = (b.net.endpoint_of(NodeId(n), 0), b.net.endpoint_of(NodeId(n), 1));
+            let (s0, s1) = (b.net.endpoint_switch[e0], b.net.endpoint_switch[e1]);
+            assert!(s0 != s1 && s0.0 / 36 == s1.0 / 36, "rails of node {n} on switches {s0}, {s1}");
         }
         let g = GraphTopology::new(b);
         assert_eq!(leaf_diameter(&g, 10, 18, 18), 3);

@@ -19,6 +19,7 @@ pub mod slimfly;
 use crate::config::{Config, LinkConfig, NicConfig};
 use crate::names::Named;
 use crate::error::{ConfigError, Result};
+use crate::ids::{Id, SwitchId};
 use crate::network::Network;
 use crate::units::{ns_to_ps, Ps, Rate};
 pub use dragonfly::Dragonfly;
@@ -125,8 +126,8 @@ fn apply_degraded(net: &mut Network, list: &[crate::config::DegradedLink]) -> Re
     for (i, d) in list.iter().enumerate() {
         let c = net.cabled_port(&format!("links.degraded[{i}]"), d.switch, d.port)?;
         for ch in [c, net.reverse(c)] {
-            let rate = net.channels[ch as usize].rate.degraded(d.lanes, 4);
-            net.channels[ch as usize].rate = rate;
+            let rate = net.channels[ch].rate.degraded(d.lanes, 4);
+            net.channels[ch].rate = rate;
         }
     }
     Ok(())
@@ -180,15 +181,15 @@ impl Topology {
 
     /// Group of a switch.
     #[inline]
-    pub fn group(&self, s: u32) -> u32 {
+    pub fn group(&self, s: SwitchId) -> u32 {
         match self {
             Topology::Dragonfly(d) => d.group(s),
-            Topology::Graph(g) => g.groups[s as usize],
+            Topology::Graph(g) => g.groups[s.index()],
         }
     }
 
     /// Switch-to-switch hops of a shortest path (`u32::MAX` if none).
-    pub fn distance(&self, s: u32, d: u32) -> u32 {
+    pub fn distance(&self, s: SwitchId, d: SwitchId) -> u32 {
         match self {
             Topology::Dragonfly(df) => crate::routing::dragonfly::min_hops(df, s, d),
             Topology::Graph(g) => match g.distance(s, d) {

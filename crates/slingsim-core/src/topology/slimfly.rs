@@ -19,7 +19,8 @@ use super::galois::{prime_power, GaloisField};
 use super::{Built, LinkParams};
 use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
-use crate::network::{LinkKind, Network, NONE};
+use crate::ids::{EndpointId, IdVec, NodeId, SwitchId};
+use crate::network::{LinkKind, Network};
 use serde_json::json;
 
 /// Largest q accepted: the builder and the shortest-path tables grow as q^3
@@ -199,7 +200,7 @@ pub(crate) fn wire_plane(net: &mut Network, mms: &MmsGraph, first: u32, p: u32, 
             let j = mms.neighbors(b).iter().position(|&x| x == a).expect("MMS adjacency is symmetric");
             let (kind, (rate, lat)) =
                 if mms.group(a) == mms.group(b) { (LinkKind::Local, links.local) } else { (LinkKind::Global, links.global) };
-            net.connect_switches(kind, (first + a, p + i as u32), (first + b, p + j as u32), rate, lat);
+            net.connect_switches(kind, (SwitchId(first + a), p + i as u32), (SwitchId(first + b), p + j as u32), rate, lat);
         }
     }
 }
@@ -220,18 +221,18 @@ pub fn terminal_router(mms: &MmsGraph, plane: u32, node: u32, p: u32) -> u32 {
 pub(crate) fn attach_nodes(net: &mut Network, mms: &MmsGraph, planes: u32, p: u32, nodes: u32, links: &LinkParams) {
     let ports = planes * mms.routers() * p;
     net.rails = planes;
-    net.endpoint_node = vec![NONE; ports as usize];
+    net.endpoint_node = IdVec::filled(NodeId::NONE, ports as usize);
     net.node_endpoints = Vec::with_capacity((nodes * planes) as usize);
     for node in 0..nodes {
         for plane in 0..planes {
             let s = plane * mms.routers() + terminal_router(mms, plane, node, p);
             let e = s * p + node % p;
-            net.node_endpoints.push(e);
-            net.endpoint_node[e as usize] = node;
+            net.node_endpoints.push(EndpointId(e));
+            net.endpoint_node[EndpointId(e)] = NodeId(node);
         }
     }
     let (rate, lat) = links.terminal;
-    net.attach_populated(ports, |e| (e / p, e % p), rate, lat);
+    net.attach_populated(ports, |e| (SwitchId(e.0 / p), e.0 % p), rate, lat);
 }
 
 /// Builds a single-plane Slim Fly; `rails` must be 1 (use `fitfly` for more).
@@ -262,6 +263,7 @@ pub fn build(t: &TopologyConfig, l: &LinkConfig, n: &NicConfig) -> Result<Built>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::{EndpointId, Id, NodeId, SwitchId};
     use crate::topology::GraphTopology;
 
     fn cfg(q: u32, p: u32, radix: u32) -> TopologyConfig {
@@ -291,7 +293,7 @@ mod tests {
         // Radix 19 + 9 = 28, every port cabled.
         for s in 0..338 {
             for port in 0..28 {
-                assert_ne!(net.out_channel(s, port), NONE, "switch {s} port {port}");
+                assert!(!net.out_channel(SwitchId(s), port).is_none(), "switch {s} port {port}");
             }
         }
         let g = GraphTopology::new(b);
@@ -359,10 +361,10 @@ mod tests {
         assert_eq!(b.groups[49], 9);
         for ch in &b.net.channels {
             if let (crate::network::End::Switch { switch: a, .. }, crate::network::End::Switch { switch: c, .. }) = (ch.src, ch.dst) {
-                let same = b.groups[a as usize] == b.groups[c as usize];
+                let same = b.groups[a.index()] == b.groups[c.index()];
                 assert_eq!(ch.kind == LinkKind::Local, same);
                 // No links between two groups of the same subgraph.
-                assert!(same || (a < 25) != (c < 25));
+                assert!(same || (a.0 < 25) != (c.0 < 25));
             }
         }
     }
@@ -404,8 +406,8 @@ mod tests {
         let b = build(&t, &l, &NicConfig::default()).unwrap();
         assert_eq!(b.net.nodes(), 10);
         assert_eq!(b.net.endpoint_up.len(), 150);
-        assert_eq!(b.net.endpoint_switch[9], 3);
-        assert_eq!(b.net.endpoint_of(7, 0), 7);
+        assert_eq!(b.net.endpoint_switch[EndpointId(9)], SwitchId(3));
+        assert_eq!(b.net.endpoint_of(NodeId(7), 0), EndpointId(7));
         for ch in &b.net.channels {
             let want = match ch.kind {
                 LinkKind::Global => 50e9,

@@ -4,6 +4,7 @@
 pub mod nodes;
 pub mod pattern;
 
+use crate::ids::NodeId;
 use crate::config::TrafficConfig;
 use crate::error::{ConfigError, Result};
 use crate::network::Network;
@@ -67,7 +68,7 @@ pub fn build_sources(cfgs: &[TrafficConfig], topo: &Topology, net: &Network, see
         let sel = Selection::parse(&format!("{field}.nodes"), &t.nodes)?;
         let placement = t.placement;
         let nodes = alloc.take(&format!("{field}.nodes"), &sel, placement, &mut rng)?;
-        let groups: Vec<u32> = nodes.iter().map(|&n| topo.group(net.endpoint_switch[net.endpoint_of(n, 0) as usize])).collect();
+        let groups: Vec<u32> = nodes.iter().map(|&n| topo.group(net.endpoint_switch[net.endpoint_of(NodeId(n), 0)])).collect();
         let pattern = Pattern::build(&field, t.pattern, &groups, t.target, &mut rng)?;
         // Loads, sizes and counts are checked with the config's numbers.
         let injection = match t.flow_bytes {

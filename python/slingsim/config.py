@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
-from .config_values import MAX_DEPTH, check_depth, check_shape, check_values
+from .config_values import MAX_DEPTH, check_depth, check_shape, check_values, table_kind
 from .origins import Origin, Sources, located
 from .toml_lines import KeyPath, key_lines
 
@@ -259,8 +259,9 @@ def _set_path(cfg: Config, parts: List[str], value: Any, key: str) -> KeyPath:
             index = _entry_index(node, part, where, parts[depth - 1])
             node = node[index]
             path.append(index)
-        elif depth == 0 and part in NAMED_LISTS and part not in node:
-            raise ConfigError(f"override {key}: the config has no [[{part}]] entries; add one to the TOML file first")
+        elif table_kind(tuple(path) + (part,)) == "array" and part not in node:
+            raise ConfigError(f"override {key}: the config has no [[{where}]] entries; add one first, in the "
+                              f"TOML file or as a list: --set {where}=[{{...}}]")
         else:
             node = node.setdefault(part, {})
             path.append(part)

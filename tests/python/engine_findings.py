@@ -1,0 +1,79 @@
+"""Engine bugs the fuzz tests know of, until the engine fixes them (issue 15).
+
+Each finding is a region of configs where the engine panics, aborts, hangs
+or reports a wrong success, with the name of the ``xfail(strict=True)``
+regression test in ``test_engine_findings.py`` that shows it. The fuzz
+tests skip these regions (``hypothesis.assume``) so they keep looking for
+new findings instead of finding the same one again; when the engine fixes
+one, its regression test passes, strict xfail fails the run, and the
+marker and the region here are removed together.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterable, List, Optional
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A known engine bug: what happens, the configs that show it, and its regression test."""
+
+    what: str
+    hit: Callable[[Dict[str, Any]], bool]
+    test: str
+
+
+def _number(cfg: Dict[str, Any], *path: Any) -> Optional[float]:
+    """The number at ``path`` in ``cfg``, None if absent or not a number."""
+    node: Any = cfg
+    for part in path:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            return None
+    return float(node) if isinstance(node, (int, float)) and not isinstance(node, bool) else None
+
+
+def _any(values: Iterable[Optional[float]], test: Callable[[float], bool]) -> bool:
+    return any(v is not None and v == v and test(v) for v in values)
+
+
+def _bandwidths(cfg: Dict[str, Any]) -> List[Optional[float]]:
+    return [_number(cfg, "nic", "bandwidth_bps"), _number(cfg, "links", "bandwidth_bps"),
+            _number(cfg, "links", "global_bandwidth_bps")]
+
+
+def _jobs(cfg: Dict[str, Any]) -> List[Dict[str, Any]]:
+    jobs = cfg.get("job")
+    return [j for j in jobs if isinstance(j, dict)] if isinstance(jobs, list) else []
+
+
+FINDINGS = [
+    Finding("a bandwidth under 1 Mb/s passes validation, then the engine aborts on a huge allocation",
+            lambda cfg: _any(_bandwidths(cfg), lambda v: 0 < v < 1e6),
+            "test_a_link_of_one_bit_per_second_is_refused_not_an_abort"),
+    Finding("a bandwidth over 100 Tb/s stops simulated time while memory grows",
+            lambda cfg: _any(_bandwidths(cfg), lambda v: v > 1e14),
+            "test_a_nic_of_1e18_bits_per_second_is_refused_not_a_hang"),
+    Finding("a bit-error rate near 1e-3 replays forever",
+            lambda cfg: _any([_number(cfg, "links", "bit_error_rate")], lambda v: v >= 1e-4),
+            "test_a_bit_error_rate_near_the_limit_ends_not_replays_forever"),
+    Finding("a watchdog interval below 1 ps spins",
+            lambda cfg: _any([_number(cfg, "sim", "watchdog_ns")], lambda v: 0 < v < 1e-3),
+            "test_a_watchdog_below_one_picosecond_is_refused_not_a_spin"),
+    Finding("a huge ppn takes minutes to place",
+            lambda cfg: _any([_number(j, "ppn") for j in _jobs(cfg)], lambda v: v > 1000),
+            "test_a_huge_ppn_is_refused_quickly"),
+]
+
+
+def known_finding(cfg: Optional[Dict[str, Any]]) -> Optional[Finding]:
+    """The known engine finding ``cfg`` falls in, if any (None for a config that cannot be resolved)."""
+    if not isinstance(cfg, dict):
+        return None
+    for finding in FINDINGS:
+        if finding.hit(cfg):
+            return finding
+    return None

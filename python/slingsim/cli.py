@@ -136,7 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="slingsim",
         description="Packet-level simulator of Slingshot-class HPC interconnects.",
-        epilog="Config keys: docs/config.md. Results: docs/results.md.",
+        epilog="Config keys: docs/config.md. Results: docs/results.md. Exit status: 0 success, 2 bad input "
+               "(error: names the field and the file and line or --set that set it), 3 deadlock, 1 other "
+               "failures, 141 output pipe closed.",
     )
     parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -160,7 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_quiet(run)
 
     topo = sub.add_parser("topo", help="print topology analytics",
-                          description="Build the topology of a config and print its analytics.")
+                          description="Check the whole config as `run` would, build its topology and print "
+                                      "its analytics.")
     topo.add_argument("config", metavar="CONFIG_OR_PRESET", help=CONFIG_HELP)
     _add_set(topo)
     topo.add_argument("--json", action="store_true", help="print the analytics as one JSON object")

@@ -9,6 +9,7 @@ get wrong: wrong types, out-of-range and non-finite numbers, integers past
 """
 from __future__ import annotations
 
+import copy
 import json
 import math
 import string
@@ -78,7 +79,7 @@ scalars = st.one_of(
 )
 odd_values = st.one_of(
     scalars,
-    st.just([]), st.just({}),
+    st.builds(list), st.builds(dict),  # new each draw: st.just would hand every case the same object
     st.lists(st.one_of(st.integers(-3, 300), st.sampled_from(EDGE_NUMBERS)), max_size=4),
     st.dictionaries(st.sampled_from(["count", "fraction", "list", "name", "x"]), scalars, max_size=2),
     st.lists(st.dictionaries(st.sampled_from(["switch", "port", "at_ns", "lanes", "name", "load"]),
@@ -122,7 +123,7 @@ def fuzzed_config(draw) -> Dict[str, Any]:
     if draw(st.booleans()):
         cfg["classes"] = [dict(CLASS)]
     for path, value in draw(st.lists(mutation(), max_size=draw(st.sampled_from([1, 1, 2, 4])))):
-        put(cfg, path, value)
+        put(cfg, path, copy.deepcopy(value))  # a value put twice must not become part of itself
     return cfg
 
 

@@ -281,7 +281,8 @@ def _set_path(cfg: Config, parts: List[str], value: Any, key: str) -> KeyPath:
 
 def _entry_index(entries: list, selector: str, where: str, list_key: str) -> int:
     """Index of the entry named ``selector`` (or at position ``selector``) in a named list."""
-    names = [entry.get("name", f"{list_key}{i}") for i, entry in enumerate(entries)]
+    names = [str(entry.get("name", f"{list_key}{i}")) if isinstance(entry, dict) else f"{list_key}{i}"
+             for i, entry in enumerate(entries)]
     if selector.isdigit():
         index = int(selector)
         if index < len(entries):

@@ -11,6 +11,7 @@ skip meanwhile).
 from __future__ import annotations
 
 import json
+import resource
 import shutil
 import signal
 import subprocess
@@ -87,6 +88,20 @@ def test_a_short_watchdog_reports_no_false_deadlock():
 def test_a_huge_ppn_is_refused_quickly():
     ended("run", SMALL, "--set", "traffic=[]", "--set", 'job=[{workload = "barrier", nodes = { count = 2 }, '
           'ppn = 100000}]')
+
+
+@engine_bug("found by fuzzing: a named workload's iterations are unrolled when the job is built (2e7 barrier "
+            "iterations: 16 s and 8.8 GB before a 50 us run; 2e9 exhaust memory)")
+def test_a_job_of_many_iterations_is_not_unrolled_into_memory():
+    def at_most_1536_mb():
+        resource.setrlimit(resource.RLIMIT_AS, (1536 << 20, 1536 << 20))
+
+    code = "import sys; from slingsim.cli import main; sys.exit(main(sys.argv[1:]))"
+    done = subprocess.run([sys.executable, "-c", code, "run", SMALL, "--no-cache", "--quiet", "--json", "--set",
+                           "traffic=[]", "--set", "sim.max_time_ns=50000", "--set",
+                           'job=[{workload = "barrier", nodes = { count = 4 }, iterations = 20000000}]'],
+                          capture_output=True, text=True, timeout=SECONDS, preexec_fn=at_most_1536_mb)
+    assert done.returncode == 0 or done.returncode == 2 and "iterations" in done.stderr, done.stderr[-500:]
 
 
 @pytest.mark.parametrize("override, field", [

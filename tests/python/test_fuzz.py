@@ -63,14 +63,36 @@ def folder(tmp_path_factory):
     return tmp_path_factory.mktemp("fuzz-cases")
 
 
+LONGEST_NS = 1e7
+"""Longest simulated time a case may ask for: 10 ms of the small dragonfly at full load take
+seconds, and a user who asks for hours of simulated time gets a long run, not a hang."""
+
+
 def skip_known_findings(config, overrides=()) -> None:
-    """Leave out configs in a known engine finding's region (engine_findings.py): its own
-    regression test shows it, and the fuzzer looks for new ones."""
+    """Leave out configs in a known engine finding's region (engine_findings.py: its own
+    regression test shows it, and the fuzzer looks for new ones) and configs that ask for
+    more simulated time than a case's time bound can hold."""
     try:
         resolved = resolve(config, overrides)
     except Exception:  # noqa: BLE001 - refused before the engine: nothing known to skip
         return
     assume(known_finding(resolved) is None)
+    assume(simulated_ns(resolved) <= LONGEST_NS)
+
+
+def simulated_ns(cfg) -> float:
+    """The simulated time a config asks for at most: warmup, window and drain, or the time
+    limit when jobs or flows run (numbers the engine would refuse count as 0)."""
+    sim = cfg.get("sim") if isinstance(cfg.get("sim"), dict) else {}
+
+    def number(key, default):
+        value = sim.get(key, default)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+    window = number("warmup_ns", 10_000) + number("duration_ns", 50_000) + number("drain_ns", number("duration_ns", 50_000))
+    traffic = cfg.get("traffic") if isinstance(cfg.get("traffic"), list) else []
+    runs_to_limit = bool(cfg.get("job")) or any(isinstance(t, dict) and "flow_bytes" in t for t in traffic)
+    return max(window, number("max_time_ns", 1e7) if runs_to_limit else 0.0)
 
 
 def config_case(worker, folder, cfg, command):

@@ -151,3 +151,9 @@ def test_run_with_odd_arguments_is_refused_by_name(kwargs, message):
         slingsim.run(SMALL, **kwargs)
     with pytest.raises(ConfigError, match="config: 3 is a int; give a preset name"):
         slingsim.run(3)
+
+
+def test_a_source_renamed_to_a_number_is_still_addressed_and_listed(capsys):
+    """Found by the fuzz tests: listing the known names failed on a name that is not a string."""
+    err = cli_error(["run", SMALL, "--set", "traffic.0.name=0", "--set", "traffic.uniform.load=0.1"], capsys)
+    assert "no traffic entry named 'uniform'; known names: 0" in err

@@ -109,4 +109,6 @@ class Simulation:
     ) -> int:
         """Send one message now; routing/traffic_class apply to it alone. Returns its flow id."""
     def flow_end_ns(self, flow: int) -> Optional[float]:
-        """Completion time (ns) of a flow or sent message, None while under way."""
+        """When a flow or sent message ended (ns; delivered or lost), None while under way."""
+    def flow_lost_bytes(self, flow: int) -> Optional[int]:
+        """Bytes a flow or sent message lost, None if there is no such flow."""

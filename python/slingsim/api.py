@@ -163,8 +163,17 @@ class Simulation:
         return self._engine.send_message(src, dst, nbytes, source, routing, traffic_class)
 
     def flow_end_ns(self, flow: int) -> Optional[float]:
-        """Completion time in ns of a sent message (or flow), None while under way."""
+        """When a sent message (or flow) ended in ns, None while under way: all its
+        bytes delivered, or delivered or lost (:meth:`flow_lost_bytes` says how many
+        were lost; a message that lost bytes did not complete)."""
         return self._engine.flow_end_ns(_integer("flow", flow, U32, "a flow id from send()"))
+
+    def flow_lost_bytes(self, flow: int) -> int:
+        """Bytes a sent message (or flow) lost to failed links or a lossy class's drops."""
+        lost = self._engine.flow_lost_bytes(_integer("flow", flow, U32, "a flow id from send()"))
+        if lost is None:
+            raise _argument_error("flow", flow, "a flow id from send() or the flows table")
+        return lost
 
 
 U32 = 2**32

@@ -65,10 +65,19 @@ def summary_text(summary: Dict[str, Any], title: str) -> str:
     flows = {n: f["flows"] for n, f in summary.get("traffic", {}).items() if (f.get("flows") or {}).get("count")}
     if flows:
         lines += ["", text_table(
-            ["source", "flows", "completed", "fct mean ns", "fct p50 ns", "fct p99 ns", "fct max ns"],
-            [[n, number(f["count"]), number(f["completed"])] + [number(f["fct_ns"].get(k), 0) for k in ("mean", "p50", "p99", "max")]
+            ["source", "flows", "completed", "lost", "fct mean ns", "fct p50 ns", "fct p99 ns", "fct max ns"],
+            [[n, number(f["count"]), number(f["completed"]), number(f.get("lost", 0))]
+             + [number(f["fct_ns"].get(k), 0) for k in ("mean", "p50", "p99", "max")]
              for n, f in flows.items()],
         )]
+    if summary.get("bytes_lost"):
+        lines += ["", f"lost: {number(summary['bytes_lost'])} bytes in {number(summary['packets_lost'])} packets "
+                      "(end-to-end retries exhausted, or lossy-class drops); what lost bytes is reported as not completed"]
+    partition = summary.get("partition")
+    if partition:
+        parts = "; ".join(f"groups {', '.join(str(g) for g in p['groups'])} ({p['switches']} switches)" for p in partition["parts"])
+        lines += ["", f"partitioned: failed links cut the network into {len(partition['parts'])} parts: {parts}. "
+                      "Packets between parts cannot arrive."]
     jobs = summary.get("jobs") or {}
     if jobs:
         lines += ["", jobs_text(jobs)]
@@ -105,6 +114,9 @@ def jobs_text(jobs: Dict[str, Any]) -> str:
             notes.append(f"  {name}: {w}")
         if j.get("unknown_waits"):
             notes.append(f"  {name}: {j['unknown_waits']} waits on requests no operation opened (skipped)")
+        if j.get("lost_messages"):
+            notes.append(f"  {name}: {j['lost_messages']} messages lost {j['lost_bytes']} bytes (retries exhausted): "
+                         "they never arrived, so the job did not finish")
     out = text_table(JOB_HEADERS, rows)
     return out + ("\n" + "\n".join(notes) if notes else "")
 

@@ -40,35 +40,15 @@ def _any(values: Iterable[Optional[float]], test: Callable[[float], bool]) -> bo
     return any(v is not None and v == v and test(v) for v in values)
 
 
-def _bandwidths(cfg: Dict[str, Any]) -> List[Optional[float]]:
-    return [_number(cfg, "nic", "bandwidth_bps"), _number(cfg, "links", "bandwidth_bps"),
-            _number(cfg, "links", "global_bandwidth_bps")]
-
-
 def _jobs(cfg: Dict[str, Any]) -> List[Dict[str, Any]]:
     jobs = cfg.get("job")
     return [j for j in jobs if isinstance(j, dict)] if isinstance(jobs, list) else []
 
 
 FINDINGS = [
-    Finding("a bandwidth under 1 Mb/s passes validation, then the engine aborts on a huge allocation",
-            lambda cfg: _any(_bandwidths(cfg), lambda v: 0 < v < 1e6),
-            "test_a_link_of_one_bit_per_second_is_refused_not_an_abort"),
-    Finding("a bandwidth over 100 Tb/s stops simulated time while memory grows",
-            lambda cfg: _any(_bandwidths(cfg), lambda v: v > 1e14),
-            "test_a_nic_of_1e18_bits_per_second_is_refused_not_a_hang"),
-    Finding("a bit-error rate near 1e-3 replays forever",
-            lambda cfg: _any([_number(cfg, "links", "bit_error_rate")], lambda v: v >= 1e-4),
-            "test_a_bit_error_rate_near_the_limit_ends_not_replays_forever"),
-    Finding("a watchdog interval below 1 ps spins",
-            lambda cfg: _any([_number(cfg, "sim", "watchdog_ns")], lambda v: 0 < v < 1e-3),
-            "test_a_watchdog_below_one_picosecond_is_refused_not_a_spin"),
     Finding("a named workload's iterations are unrolled at build: 2e7 take 16 s and 8.8 GB",
             lambda cfg: _any([_number(j, "iterations") for j in _jobs(cfg)], lambda v: v > 1e5),
             "test_a_job_of_many_iterations_is_not_unrolled_into_memory"),
-    Finding("a huge ppn takes minutes to place",
-            lambda cfg: _any([_number(j, "ppn") for j in _jobs(cfg)], lambda v: v > 1000),
-            "test_a_huge_ppn_is_refused_quickly"),
 ]
 
 

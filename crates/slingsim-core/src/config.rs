@@ -404,7 +404,11 @@ pub struct SimConfig {
     pub warmup_ns: f64,
     pub duration_ns: f64,
     pub max_time_ns: f64,
-    pub watchdog_ns: f64,
+    /// A run with packets in the network and none moving for this long
+    /// has deadlocked (default: 500 us, or longer where a hop of this
+    /// network takes longer; a value below the network's floor is refused).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watchdog_ns: Option<f64>,
     /// Every Nth measured packet goes to the packets table (0: none) ...
     pub packet_sample_every: u32,
     /// ... and the table keeps at most this many: when full, every other
@@ -421,6 +425,11 @@ pub struct SimConfig {
     /// Without it, latency would count only the packets that got through.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drain_ns: Option<f64>,
+    /// Ends the run (end reason `wall_limit`) after this many seconds of
+    /// wall-clock time (default: none). The result then depends on the
+    /// machine's speed, and says so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wall_limit_s: Option<f64>,
     /// With MPI jobs: end the run when this job finishes (default: when
     /// every job without `repeat` has).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -434,12 +443,13 @@ impl Default for SimConfig {
             warmup_ns: 10_000.0,
             duration_ns: 50_000.0,
             max_time_ns: 10_000_000.0,
-            watchdog_ns: 500_000.0,
+            watchdog_ns: None,
             packet_sample_every: 16,
             packet_sample_limit: 100_000,
             timeline_bin_ns: 1_000.0,
             timeline_max_bins: 20_000,
             drain_ns: None,
+            wall_limit_s: None,
             stop_after_job: None,
         }
     }
@@ -535,29 +545,37 @@ impl Config {
         value
     }
 
-    /// Checks the ranges of numeric fields that are not topology-specific.
+    /// Checks the ranges of numeric fields that are not topology-specific
+    /// (topology builders check their own): every number in its physical
+    /// range with its unit ([`crate::limits`]).
     fn check_numbers(&self) -> Result<()> {
-        positive("nic.bandwidth_bps", self.nic.bandwidth_bps)?;
-        positive("links.bandwidth_bps", self.links.bandwidth_bps)?;
-        if self.nic.flit_bytes == 0 {
-            return Err(ConfigError::new("nic.flit_bytes", "must be at least 1 byte"));
+        use crate::limits::{self as lim, check, check_count};
+        check("nic.bandwidth_bps", self.nic.bandwidth_bps, &lim::BANDWIDTH_BPS)?;
+        check("links.bandwidth_bps", self.links.bandwidth_bps, &lim::BANDWIDTH_BPS)?;
+        if let Some(b) = self.links.global_bandwidth_bps {
+            check("links.global_bandwidth_bps", b, &lim::BANDWIDTH_BPS)?;
         }
-        if self.nic.mtu_payload == 0 {
-            return Err(ConfigError::new("nic.mtu_payload", "must be at least 1 byte"));
-        }
+        check_count("nic.flit_bytes", self.nic.flit_bytes as u64, 1, 4096, "bytes")?;
+        check_count("nic.mtu_payload", self.nic.mtu_payload as u64, 1, 1 << 20, "bytes (1 MiB; Slingshot and RoCE carry 4096)")?;
+        check_count("nic.max_outstanding_packets", self.nic.max_outstanding_packets as u64, 0, 1 << 24, "packets (0: no limit)")?;
+        check_count("nic.max_retries", self.nic.max_retries as u64, 0, 255, "retries")?;
+        check("nic.retry_timeout_ns", self.nic.retry_timeout_ns, &lim::DURATION_NS)?;
         for (k, v) in [
             ("links.terminal_latency_ns", self.links.terminal_latency_ns),
             ("links.local_latency_ns", self.links.local_latency_ns),
             ("links.global_latency_ns", self.links.global_latency_ns),
             ("links.fec_latency_ns", self.links.fec_latency_ns),
             ("switch.latency_ns", self.switch.latency_ns),
-            ("sim.warmup_ns", self.sim.warmup_ns),
+        ] {
+            check(k, v, &lim::LATENCY_NS)?;
+        }
+        for (k, v) in [
             ("routing.ugal_threshold_bytes", self.routing.ugal_threshold_bytes),
             ("routing.bias_bytes", self.routing.bias_bytes),
             ("routing.aries_low_bias_bytes", self.routing.aries_low_bias_bytes),
             ("routing.aries_high_bias_bytes", self.routing.aries_high_bias_bytes),
         ] {
-            non_negative(k, v)?;
+            check(k, v, &lim::BYTES)?;
         }
         if !(self.links.bit_error_rate >= 0.0 && self.links.bit_error_rate < 1e-3) {
             return Err(ConfigError::new(
@@ -570,44 +588,118 @@ impl Config {
                 return Err(ConfigError::new(format!("links.degraded[{i}].lanes"), format!("a link has 4 lanes; give 1 to 4, got {}", d.lanes)));
             }
         }
-        if let Some(b) = self.links.global_bandwidth_bps {
-            positive("links.global_bandwidth_bps", b)?;
-        }
-        positive("switch.speedup", self.switch.speedup)?;
-        if self.switch.buffer_bytes > 1 << 30 {
-            return Err(ConfigError::new(
-                "switch.buffer_bytes",
-                format!("an input buffer of at most 1 GiB (1073741824 bytes; Rosetta has 128 KiB per port), got {}", self.switch.buffer_bytes),
-            ));
-        }
-        non_negative("cost.link_usd", self.cost.link_usd)?;
-        non_negative("cost.router_usd", self.cost.router_usd)?;
-        positive("sim.duration_ns", self.sim.duration_ns)?;
-        positive("sim.max_time_ns", self.sim.max_time_ns)?;
-        positive("sim.watchdog_ns", self.sim.watchdog_ns)?;
-        positive("sim.timeline_bin_ns", self.sim.timeline_bin_ns)?;
-        if self.sim.packet_sample_limit < 2 {
-            return Err(ConfigError::new("sim.packet_sample_limit", format!("keep at least 2 sampled packets, got {}", self.sim.packet_sample_limit)));
-        }
-        if self.sim.timeline_max_bins < 2 {
-            return Err(ConfigError::new("sim.timeline_max_bins", format!("a timeline needs at least 2 bins, got {}", self.sim.timeline_max_bins)));
-        }
-        if let Some(d) = self.sim.drain_ns {
-            non_negative("sim.drain_ns", d)?;
-        }
-        positive("nic.retry_timeout_ns", self.nic.retry_timeout_ns)?;
         for (i, f) in self.links.failed.iter().enumerate() {
-            non_negative(&format!("links.failed[{i}].at_ns"), f.at_ns)?;
+            check(&format!("links.failed[{i}].at_ns"), f.at_ns, &lim::TIME_NS)?;
         }
+        check("switch.speedup", self.switch.speedup, &lim::SPEEDUP)?;
+        check_count("switch.buffer_bytes", self.switch.buffer_bytes as u64, 1, 1 << 30, "bytes (1 GiB; Rosetta has 128 KiB per port)")?;
+        check("cost.link_usd", self.cost.link_usd, &lim::USD)?;
+        check("cost.router_usd", self.cost.router_usd, &lim::USD)?;
+        self.check_sim()?;
+        self.check_traffic()?;
+        self.check_jobs()?;
         self.check_congestion()?;
         self.check_classes()
     }
 
-    fn check_congestion(&self) -> Result<()> {
-        let c = &self.congestion;
-        if c.min_window_bytes == 0 {
-            return Err(ConfigError::new("congestion.min_window_bytes", "must be at least 1 byte"));
+    /// Run control: every time representable in picoseconds, every
+    /// length at least one picosecond.
+    fn check_sim(&self) -> Result<()> {
+        use crate::limits::{self as lim, check, check_count};
+        let s = &self.sim;
+        check("sim.warmup_ns", s.warmup_ns, &lim::TIME_NS)?;
+        check("sim.duration_ns", s.duration_ns, &lim::DURATION_NS)?;
+        check("sim.max_time_ns", s.max_time_ns, &lim::DURATION_NS)?;
+        if let Some(w) = s.watchdog_ns {
+            check("sim.watchdog_ns", w, &lim::DURATION_NS)?;
         }
+        check("sim.timeline_bin_ns", s.timeline_bin_ns, &lim::DURATION_NS)?;
+        if let Some(d) = s.drain_ns {
+            check("sim.drain_ns", d, &lim::TIME_NS)?;
+        }
+        if let Some(w) = s.wall_limit_s {
+            check("sim.wall_limit_s", w, &crate::limits::Limit { min: 1e-3, max: 1e9, says: "between 0.001 and 1e9 seconds of wall-clock time" })?;
+        }
+        check_count("sim.packet_sample_limit", s.packet_sample_limit as u64, 2, 1 << 28, "rows")?;
+        check_count("sim.timeline_max_bins", s.timeline_max_bins as u64, 2, 1 << 24, "bins")?;
+        Ok(())
+    }
+
+    /// Traffic sources' numbers.
+    fn check_traffic(&self) -> Result<()> {
+        use crate::limits::{self as lim, check, check_count};
+        for (i, t) in self.traffic.iter().enumerate() {
+            let f = format!("traffic[{i}]");
+            check(&format!("{f}.start_ns"), t.start_ns, &lim::TIME_NS)?;
+            if let Some(stop) = t.stop_ns {
+                check(&format!("{f}.stop_ns"), stop, &lim::TIME_NS)?;
+            }
+            check(&format!("{f}.message_bytes"), t.message_bytes as f64, &lim::SIZE_BYTES)?;
+            if let Some(b) = t.flow_bytes {
+                check(&format!("{f}.flow_bytes"), b as f64, &lim::SIZE_BYTES)?;
+                check_count(&format!("{f}.flows_per_node"), t.flows_per_node as u64, 1, 1 << 20, "flows")?;
+            }
+            // Checked for flow sources too (which send at line rate and do
+            // not use it), so a source turned into one keeps a sane value.
+            if !(t.load.is_finite() && t.load > 0.0 && t.load <= 1.0) {
+                return Err(ConfigError::new(
+                    format!("{f}.load"),
+                    format!("offered load must be in (0, 1] (a fraction of the node injection bandwidth), got {}", t.load),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Jobs' numbers.
+    fn check_jobs(&self) -> Result<()> {
+        use crate::limits::{self as lim, check, check_count};
+        for (i, j) in self.job.iter().enumerate() {
+            let f = format!("job[{i}]");
+            check_count(&format!("{f}.ppn"), j.ppn as u64, 1, 512, "processes per node")?;
+            check(&format!("{f}.start_ns"), j.start_ns, &lim::TIME_NS)?;
+            check(&format!("{f}.compute_ns"), j.compute_ns, &lim::TIME_NS)?;
+            check(&format!("{f}.burst_gap_ns"), j.burst_gap_ns, &lim::TIME_NS)?;
+            check(&format!("{f}.compute_scale"), j.compute_scale, &lim::SCALE)?;
+            check(&format!("{f}.bytes"), j.bytes as f64, &lim::BYTES)?;
+            if let Some(n) = j.iterations {
+                check_count(&format!("{f}.iterations"), n as u64, 1, 1 << 30, "iterations")?;
+            }
+        }
+        let m = &self.mpi;
+        check("mpi.eager_threshold_bytes", m.eager_threshold_bytes as f64, &lim::BYTES)?;
+        check("mpi.control_bytes", m.control_bytes as f64, &lim::SIZE_BYTES)?;
+        check("mpi.send_overhead_ns", m.send_overhead_ns, &lim::OVERHEAD_NS)?;
+        check("mpi.recv_overhead_ns", m.recv_overhead_ns, &lim::OVERHEAD_NS)?;
+        check("mpi.memory_latency_ns", m.memory_latency_ns, &lim::OVERHEAD_NS)?;
+        check("mpi.memory_gbytes_per_s", m.memory_gbytes_per_s, &lim::GBYTES_PER_S)?;
+        if m.reduce_gbytes_per_s != 0.0 {
+            check("mpi.reduce_gbytes_per_s", m.reduce_gbytes_per_s, &lim::GBYTES_PER_S)?;
+        }
+        Ok(())
+    }
+
+    fn check_congestion(&self) -> Result<()> {
+        use crate::limits::{self as lim, check};
+        let c = &self.congestion;
+        for (k, v) in [
+            ("congestion.min_window_bytes", c.min_window_bytes),
+            ("congestion.max_window_bytes", c.max_window_bytes),
+            ("congestion.port_threshold_bytes", c.port_threshold_bytes),
+            ("congestion.additive_increase_bytes", c.additive_increase_bytes),
+            ("congestion.kmax_bytes", c.kmax_bytes),
+            ("congestion.byte_counter_bytes", c.byte_counter_bytes),
+        ] {
+            crate::limits::check_count(k, v, 1, 1 << 30, "bytes (1 GiB)")?;
+        }
+        check("congestion.kmin_bytes", c.kmin_bytes as f64, &lim::BYTES)?;
+        for (k, v) in [("congestion.cnp_interval_ns", c.cnp_interval_ns), ("congestion.alpha_timer_ns", c.alpha_timer_ns), ("congestion.rate_timer_ns", c.rate_timer_ns)] {
+            check(k, v, &lim::DURATION_NS)?;
+        }
+        for (k, v) in [("congestion.rai_bps", c.rai_bps), ("congestion.rhai_bps", c.rhai_bps), ("congestion.min_rate_bps", c.min_rate_bps)] {
+            check(k, v, &lim::Limit { min: 1.0, max: 1e14, says: "between 1 and 1e14 bits/s" })?;
+        }
+        crate::limits::check_count("congestion.fast_recovery_steps", c.fast_recovery_steps as u64, 0, 1 << 20, "steps")?;
         if c.max_window_bytes < c.min_window_bytes {
             return Err(ConfigError::new("congestion.max_window_bytes", "must be at least congestion.min_window_bytes"));
         }
@@ -623,24 +715,14 @@ impl Config {
         if !(c.g > 0.0 && c.g < 1.0) {
             return Err(ConfigError::new("congestion.g", format!("alpha gain must be in (0, 1), got {}", c.g)));
         }
-        for (k, v) in [
-            ("congestion.cnp_interval_ns", c.cnp_interval_ns),
-            ("congestion.alpha_timer_ns", c.alpha_timer_ns),
-            ("congestion.rate_timer_ns", c.rate_timer_ns),
-            ("congestion.rai_bps", c.rai_bps),
-            ("congestion.rhai_bps", c.rhai_bps),
-            ("congestion.min_rate_bps", c.min_rate_bps),
-        ] {
-            positive(k, v)?;
-        }
-        if c.byte_counter_bytes == 0 {
-            return Err(ConfigError::new("congestion.byte_counter_bytes", "must be at least 1 byte"));
-        }
+
         Ok(())
     }
 
     fn check_classes(&self) -> Result<()> {
-        positive("qos.window_ns", self.qos.window_ns)?;
+        use crate::limits::{self as lim, check};
+        check("qos.window_ns", self.qos.window_ns, &lim::DURATION_NS)?;
+        check("qos.lossy_queue_bytes", self.qos.lossy_queue_bytes as f64, &lim::SIZE_BYTES)?;
         if self.classes.len() > 8 {
             return Err(ConfigError::new("classes", format!("at most 8 traffic classes (Rosetta has 8), got {}", self.classes.len())));
         }
@@ -666,7 +748,7 @@ impl Config {
                 return Err(ConfigError::new(format!("{f}.max_share"), format!("a fraction in (0, 1] no smaller than min_share, got {}", c.max_share)));
             }
             if let Some(b) = c.bias_bytes {
-                non_negative(&format!("{f}.bias_bytes"), b)?;
+                check(&format!("{f}.bias_bytes"), b, &lim::BYTES)?;
             }
             min_sum += c.min_share;
         }
@@ -685,20 +767,6 @@ impl Config {
         }
         Ok(())
     }
-}
-
-fn positive(field: &str, v: f64) -> Result<()> {
-    if !(v.is_finite() && v > 0.0) {
-        return Err(ConfigError::new(field, format!("must be a positive number, got {v}")));
-    }
-    Ok(())
-}
-
-fn non_negative(field: &str, v: f64) -> Result<()> {
-    if !(v.is_finite() && v >= 0.0) {
-        return Err(ConfigError::new(field, format!("must be zero or positive, got {v}")));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

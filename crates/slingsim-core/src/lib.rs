@@ -24,6 +24,7 @@ pub mod config;
 pub mod congestion;
 pub mod engine;
 pub mod error;
+pub mod limits;
 pub mod event;
 pub mod metrics;
 pub mod mpi;
@@ -41,5 +42,5 @@ pub mod traffic;
 pub mod units;
 
 pub use config::Config;
-pub use engine::{EndReason, Simulation};
+pub use engine::{EndReason, Simulation, Slice};
 pub use error::ConfigError;

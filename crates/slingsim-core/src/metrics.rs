@@ -146,7 +146,10 @@ pub struct SourceStats {
     pub nonminimal: u64,
     pub fct: Histogram,
     pub flows: u64,
+    /// Flows whose every byte arrived, and flows over whose bytes are all
+    /// delivered or lost with some lost.
     pub flows_done: u64,
+    pub flows_lost: u64,
     /// Payload bytes lost (lossy-class drops, end-to-end retries exhausted).
     pub lost_bytes: u64,
     /// Congestion signals (marked acks, CNPs) its packets brought back.
@@ -170,6 +173,7 @@ impl SourceStats {
         self.fct.merge(&o.fct);
         self.flows += o.flows;
         self.flows_done += o.flows_done;
+        self.flows_lost += o.flows_lost;
     }
 }
 

@@ -93,6 +93,24 @@ fn packet_record_bytes() -> usize {
     slingsim_core::packet::RECORD_BYTES
 }
 
+/// Wall-clock time a run goes on without the GIL before Python's signal
+/// handlers get a look (Ctrl-C, a KeyboardInterrupt from another thread).
+const SLICE: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Runs `sim` to simulated time `t` (ps) in slices, each without the GIL,
+/// checking for Python signals between them: Ctrl-C stops any run within a
+/// fraction of a second, with a KeyboardInterrupt. Returns whether the run
+/// has ended.
+fn run_interruptibly(py: Python<'_>, sim: &mut slingsim_core::Simulation, t: u64) -> PyResult<bool> {
+    loop {
+        match py.detach(|| sim.run_slice(t, Some(SLICE))) {
+            slingsim_core::Slice::Ended => return Ok(true),
+            slingsim_core::Slice::Reached => return Ok(false),
+            slingsim_core::Slice::Paused => py.check_signals()?,
+        }
+    }
+}
+
 /// Builds the topology of a config and returns its analytics as JSON text.
 #[pyfunction]
 fn topology_analytics(py: Python<'_>, config_json: &str) -> PyResult<String> {
@@ -176,16 +194,14 @@ impl Simulation {
     }
 
     /// Advances to simulated time t_ns (GIL released). True once the run has ended.
-    fn run_until(&mut self, py: Python<'_>, t_ns: f64) -> bool {
+    fn run_until(&mut self, py: Python<'_>, t_ns: f64) -> PyResult<bool> {
         let t = ns_to_ps(t_ns.max(0.0));
-        let inner = &mut self.inner;
-        py.detach(move || inner.run_until(t))
+        run_interruptibly(py, &mut self.inner, t)
     }
 
     /// Runs to the end (GIL released).
-    fn run(&mut self, py: Python<'_>) {
-        let inner = &mut self.inner;
-        py.detach(move || inner.run());
+    fn run(&mut self, py: Python<'_>) -> PyResult<()> {
+        run_interruptibly(py, &mut self.inner, u64::MAX).map(|_| ())
     }
 
     /// Summary of the run as JSON text.
@@ -230,6 +246,11 @@ impl Simulation {
     /// Completion time (ns) of a flow or sent message, None while under way.
     fn flow_end_ns(&self, flow: u32) -> Option<f64> {
         self.inner.flow_end(flow).map(ps_to_ns)
+    }
+
+    /// Bytes a flow or sent message lost (None: no such flow).
+    fn flow_lost_bytes(&self, flow: u32) -> Option<u64> {
+        self.inner.flow_lost_bytes(flow)
     }
 
     /// One row per fixed-size flow, column name -> values.

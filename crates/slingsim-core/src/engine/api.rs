@@ -74,10 +74,17 @@ impl Simulation {
         Ok(flow)
     }
 
-    /// When flow `id` (a flow source's or a sent message) completed (ps),
-    /// None while it is still under way.
+    /// When flow `id` (a flow source's or a sent message) ended (ps): all
+    /// its bytes delivered or lost ([`Simulation::flow_lost_bytes`] says
+    /// which); None while it is still under way.
     pub fn flow_end(&self, id: u32) -> Option<Ps> {
         self.flows.records.get(id as usize).and_then(|f| (f.end != NEVER).then_some(f.end))
+    }
+
+    /// Bytes flow `id` lost (retries exhausted on failed links, or a lossy
+    /// class's drops): a flow that ended with lost bytes did not complete.
+    pub fn flow_lost_bytes(&self, id: u32) -> Option<u64> {
+        self.flows.records.get(id as usize).map(|f| f.lost_bytes)
     }
 
     /// Index of the "api" traffic source, created on first use.

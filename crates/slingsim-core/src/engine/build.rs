@@ -74,12 +74,14 @@ impl Simulation {
         let cc = Congestion::new(&cfg.congestion, cfg.nic.bandwidth_bps)?;
         let channels = Channels::new(&net, vcs, vc_capacity, cfg.switch.buffer_bytes as u64, classes.len(), &fail_at, cfg.links.bit_error_rate > 0.0);
         let zero_load = zero_load(&cfg, &net, frame);
+        let watchdog = watchdog_interval(&cfg, &net, frame)?;
+        check_link_retry(&cfg, frame)?;
         let qos = qos(&cfg, classes, net.channels.len());
         let nics = nics(&cfg, &net, frame, &cc, &qos, !fail_at.is_empty())?;
         let traffic = traffic(&cfg, &net, frame, sources, &modes);
         let measure = measurement(&cfg, traffic.sources.len());
         let mut sim = Simulation {
-            clock: Clock { now: 0, warmup: window.warmup, window_end: window.window_end, end: window.end, watchdog: ns_to_ps(cfg.sim.watchdog_ns), last_progress: 0 },
+            clock: Clock { now: 0, warmup: window.warmup, window_end: window.window_end, end: window.end, watchdog, last_progress: 0 },
             events: EventQueue::default(),
             pool: PacketPool::default(),
             vcs,
@@ -260,6 +262,58 @@ fn run_window(cfg: &Config, sources: &[Source]) -> Window {
     let end = if has_bernoulli { window_end + drain } else { window_end };
     let end = if jobs_wait { end.max(ns_to_ps(cfg.sim.max_time_ns)) } else { end };
     Window { warmup, window_end, end }
+}
+
+/// Default watchdog interval.
+const WATCHDOG_DEFAULT_NS: f64 = 500_000.0;
+
+/// The watchdog's interval: `sim.watchdog_ns`, or its default. It may not
+/// be shorter than the longest a healthy network can go without starting a
+/// transmission: a hop (the slowest link's latency and a full packet's
+/// serialization on it, plus the switch), with margin, or an end-to-end
+/// retry timeout (a lost packet waits that long to be resent).
+fn watchdog_interval(cfg: &Config, net: &Network, frame: Frame) -> Result<Ps> {
+    let full = frame.wire_bytes(cfg.nic.mtu_payload) as u64;
+    let hop = net.channels.iter().map(|c| c.latency + c.rate.serialize(full)).max().unwrap_or(0) + ns_to_ps(cfg.switch.latency_ns);
+    let floor = (4 * hop).max(ns_to_ps(cfg.nic.retry_timeout_ns) + hop);
+    match cfg.sim.watchdog_ns {
+        None => Ok(ns_to_ps(WATCHDOG_DEFAULT_NS).max(floor)),
+        Some(w) if ns_to_ps(w) < floor => Err(ConfigError::new(
+            "sim.watchdog_ns",
+            format!(
+                "{w} ns is shorter than a healthy network of this config can go without moving a packet; give at least {} ns \
+                 (four of its slowest hops, or a hop past nic.retry_timeout_ns), or leave it out",
+                crate::units::ps_to_ns(floor)
+            ),
+        )),
+        Some(w) => Ok(ns_to_ps(w)),
+    }
+}
+
+/// Link-level retry must converge: a full packet may be corrupted with
+/// probability at most one half (each replay then succeeds more often than
+/// not); a higher bit-error rate would replay packets without end.
+fn check_link_retry(cfg: &Config, frame: Frame) -> Result<()> {
+    let ber = cfg.links.bit_error_rate;
+    if ber == 0.0 {
+        return Ok(());
+    }
+    let bits = 8.0 * frame.wire_bytes(cfg.nic.mtu_payload) as f64;
+    let p_bad = 1.0 - (1.0 - ber).powf(bits);
+    if p_bad > 0.5 {
+        let max = 1.0 - 0.5f64.powf(1.0 / bits);
+        return Err(ConfigError::new(
+            "links.bit_error_rate",
+            format!(
+                "{ber} corrupts {:.0}% of {}-byte packets, more than link-level retry can get through; with nic.mtu_payload = {} \
+                 use at most {max:.2e} (real links run near 1e-12 before FEC), or smaller packets",
+                100.0 * p_bad,
+                frame.wire_bytes(cfg.nic.mtu_payload),
+                cfg.nic.mtu_payload
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// What a zero-load round trip is made of, for congestion control's windows.

@@ -91,8 +91,13 @@ impl Simulation {
         let f = &mut self.flows.records[flow as usize];
         f.end = t;
         let st = &mut self.measure.stats[f.source as usize];
-        st.fct.record(t - f.start);
-        st.flows_done += 1;
+        if f.lost_bytes == 0 {
+            st.fct.record(t - f.start);
+            st.flows_done += 1;
+        } else {
+            st.flows_lost += 1;
+            self.flows.lost += 1;
+        }
         self.flows.pending -= 1;
         if f.mpi != NONE {
             let id = f.mpi;
@@ -103,7 +108,7 @@ impl Simulation {
             let more_to_start = self.traffic.sources.iter().any(|s| s.start_ps > self.clock.now);
             if !more_to_start {
                 self.clock.now = self.clock.now.max(t);
-                self.finish(EndReason::FlowsDone);
+                self.finish(if self.flows.lost > 0 { EndReason::FlowsLost } else { EndReason::FlowsDone });
             }
         }
     }

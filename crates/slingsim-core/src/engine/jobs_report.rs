@@ -35,7 +35,10 @@ impl Simulation {
         for (j, job) in self.mpi.jobs.iter().enumerate() {
             let times: Vec<f64> = self.iteration_times(j).iter().map(|&t| ps_to_ns(t)).collect();
             let stats = iteration_stats(&times);
-            let finished = job.end != NEVER && job.end != u64::MAX;
+            // A job that lost data did not do what it was asked, even if
+            // its ranks ran to the end of their programs.
+            let ended = job.end != NEVER;
+            let finished = ended && job.lost_messages == 0;
             let waiting: Vec<Value> = self
                 .mpi
                 .ranks
@@ -62,8 +65,10 @@ impl Simulation {
                     "repeat": job.repeat,
                     "start_ns": ps_to_ns(job.start),
                     "finished": finished,
-                    "end_ns": if finished { json!(ps_to_ns(job.end)) } else { Value::Null },
+                    "end_ns": if ended { json!(ps_to_ns(job.end)) } else { Value::Null },
                     "runtime_ns": if finished { json!(ps_to_ns(job.end - job.start)) } else { Value::Null },
+                    "lost_messages": job.lost_messages,
+                    "lost_bytes": job.lost_bytes,
                     "iterations": times.len(),
                     "iteration_ns": stats,
                     "iteration_times_ns": times,

@@ -49,6 +49,10 @@ use std::time::Instant;
 
 pub use nic::NicCounters;
 
+/// Events between two looks at the wall clock (a few milliseconds of work
+/// at most, so an interrupt or a wall-time limit is answered promptly).
+const CLOCK_CHECK_EVENTS: u32 = 4096;
+
 /// A time that never comes.
 pub(crate) const NEVER: Ps = u64::MAX;
 
@@ -63,6 +67,9 @@ pub enum EndReason {
     DrainLimit,
     /// Only flows ran and all completed.
     FlowsDone,
+    /// Only flows ran and all ended, but some lost bytes (end-to-end
+    /// retries exhausted, lossy drops): see `flows.lost` and `bytes_lost`.
+    FlowsLost,
     /// Flows did not complete before `sim.max_time_ns`.
     MaxTime,
     /// Nothing can move: the watchdog fired.
@@ -74,6 +81,9 @@ pub enum EndReason {
     /// MPI ranks wait for messages no rank will send (the program or trace
     /// is inconsistent); the summary lists where each waits.
     JobsStalled,
+    /// The run used up `sim.wall_limit_s` of wall-clock time: its results
+    /// stop wherever the machine's speed let it get.
+    WallLimit,
 }
 
 impl EndReason {
@@ -83,13 +93,26 @@ impl EndReason {
             EndReason::TimeLimit => "time_limit",
             EndReason::DrainLimit => "drain_limit",
             EndReason::FlowsDone => "flows_done",
+            EndReason::FlowsLost => "flows_lost",
             EndReason::MaxTime => "max_time",
             EndReason::Deadlock => "deadlock",
             EndReason::Idle => "idle",
             EndReason::JobsDone => "jobs_done",
             EndReason::JobsStalled => "jobs_stalled",
+            EndReason::WallLimit => "wall_limit",
         }
     }
+}
+
+/// How a slice of a run ([`Simulation::run_slice`]) stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slice {
+    /// The run has ended.
+    Ended,
+    /// Simulated time reached the time asked for.
+    Reached,
+    /// The slice's wall-clock time ran out first.
+    Paused,
 }
 
 /// Simulated time and the run's time marks.
@@ -232,11 +255,24 @@ impl Simulation {
     /// Advances simulated time to `t` (ps) or the end of the run; returns
     /// true once the run has ended.
     pub fn run_until(&mut self, t: Ps) -> bool {
+        self.run_slice(t, None);
+        self.finished()
+    }
+
+    /// Like [`Simulation::run_until`], but hands control back once `wall`
+    /// of wall-clock time has passed ([`Slice::Paused`]: call again to go
+    /// on): the Python binding runs in such slices so that Ctrl-C is
+    /// answered within a fraction of a second.
+    pub fn run_slice(&mut self, t: Ps, wall: Option<std::time::Duration>) -> Slice {
         if self.finished() {
-            return true;
+            return Slice::Ended;
         }
         let t0 = Instant::now();
+        let deadline = wall.map(|w| t0 + w);
+        let wall_limit = self.cfg.sim.wall_limit_s.map(|s| s - self.wall_s);
         let limit = t.min(self.clock.end);
+        let mut budget = CLOCK_CHECK_EVENTS;
+        let mut sliced = false;
         while let Some((et, ev, ahead)) = self.events.pop_until(limit) {
             self.prefetch_ahead(ahead);
             self.clock.now = et;
@@ -244,12 +280,29 @@ impl Simulation {
             if self.finished() {
                 break;
             }
+            budget -= 1;
+            if budget == 0 {
+                budget = CLOCK_CHECK_EVENTS;
+                let at = Instant::now();
+                if wall_limit.is_some_and(|w| (at - t0).as_secs_f64() >= w) {
+                    self.finish(EndReason::WallLimit);
+                    break;
+                }
+                if deadline.is_some_and(|d| at >= d) {
+                    sliced = true;
+                    break;
+                }
+            }
         }
-        if !self.finished() {
+        if !self.finished() && !sliced {
             self.end_when_nothing_moves(limit);
         }
         self.wall_s += t0.elapsed().as_secs_f64();
-        self.finished()
+        match (self.finished(), sliced) {
+            (true, _) => Slice::Ended,
+            (false, true) => Slice::Paused,
+            (false, false) => Slice::Reached,
+        }
     }
 
     /// After the events up to `limit` ran: ends the run if nothing is left

@@ -360,7 +360,17 @@ impl Simulation {
             let from = self.mpi.wires[id as usize].from;
             self.mpi.app_aware[from as usize].observe(rec.app_mode as usize, sample);
         }
+        let lost = rec.lost_bytes;
         self.mpi.free_flows.push(flow);
+        if lost > 0 {
+            // Part of the message never arrived: it is not delivered, and
+            // the job reports what it lost.
+            let w = self.mpi.take_wire(id);
+            let job = &mut self.mpi.jobs[self.mpi.ranks[w.from as usize].job as usize];
+            job.lost_messages += 1;
+            job.lost_bytes += lost;
+            return;
+        }
         self.mpi_arrived(id, t);
     }
 

@@ -47,7 +47,7 @@ impl Simulation {
             v["lost_bytes"] = json!(st.lost_bytes);
         }
         if st.flows > 0 {
-            v["flows"] = json!({"count": st.flows, "completed": st.flows_done, "fct_ns": st.fct.summary(1e-3)});
+            v["flows"] = json!({"count": st.flows, "completed": st.flows_done, "lost": st.flows_lost, "fct_ns": st.fct.summary(1e-3)});
         }
         v
     }
@@ -180,6 +180,7 @@ impl Simulation {
             "links": links,
             "end_reason": self.end_reason.map(|r| r.name()).unwrap_or("running"),
             "deadlock": if self.stuck.is_empty() { Value::Null } else { json!({"stuck_buffers": self.stuck}) },
+            "partition": self.partition_summary(),
             "nodes": self.net.nodes(),
             "endpoints": self.net.endpoint_up.len(),
             "routing": self.cfg.routing.algorithm.name(),
@@ -187,6 +188,44 @@ impl Simulation {
             "engine_wall_s": self.wall_s,
             "build_s": self.build_s,
         })
+    }
+
+    /// The parts the network is cut into by the links that have failed by
+    /// now (`null` if it is whole): each part's groups (a group cut inside
+    /// itself shows in several parts) and switch count. Traffic between
+    /// parts cannot arrive, which is why such a run ends with measured
+    /// packets undelivered.
+    fn partition_summary(&self) -> Value {
+        let now = self.clock.now;
+        let n = self.net.switches();
+        let mut parent: Vec<u32> = (0..n as u32).collect();
+        fn root(p: &mut [u32], mut x: u32) -> u32 {
+            while p[x as usize] != x {
+                p[x as usize] = p[p[x as usize] as usize];
+                x = p[x as usize];
+            }
+            x
+        }
+        for (c, ch) in self.net.channels.iter().enumerate() {
+            if let (End::Switch { switch: a, .. }, End::Switch { switch: b, .. }) = (ch.src, ch.dst) {
+                if self.channels.fail_at(c as u32) > now {
+                    let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+                    parent[ra as usize] = rb;
+                }
+            }
+        }
+        let mut parts: std::collections::BTreeMap<u32, (std::collections::BTreeSet<u32>, usize)> = Default::default();
+        for s in 0..n as u32 {
+            let r = root(&mut parent, s);
+            let part = parts.entry(r).or_default();
+            part.0.insert(self.topo.group(s));
+            part.1 += 1;
+        }
+        if parts.len() <= 1 {
+            return Value::Null;
+        }
+        let list: Vec<Value> = parts.values().map(|(groups, switches)| json!({"groups": groups, "switches": switches})).collect();
+        json!({"parts": list, "note": "failed links cut the network: packets between parts cannot arrive"})
     }
 
     /// Congestion-control signals and the endpoint pairs throttled now:
@@ -288,8 +327,10 @@ impl Simulation {
         t.push("bytes", Column::U64(f.iter().map(|x| x.bytes).collect()));
         t.push("start_ns", Column::F64(f.iter().map(|x| ps_to_ns(x.start)).collect()));
         t.push("end_ns", Column::F64(f.iter().map(|x| if x.end == NEVER { f64::NAN } else { ps_to_ns(x.end) }).collect()));
-        t.push("completed", Column::Bool(f.iter().map(|x| x.end != NEVER).collect()));
-        t.push("fct_ns", Column::F64(f.iter().map(|x| if x.end == NEVER { f64::NAN } else { ps_to_ns(x.end - x.start) }).collect()));
+        // A flow that lost bytes ended (end_ns) but did not complete.
+        let done = |x: &&FlowRecord| x.end != NEVER && x.lost_bytes == 0;
+        t.push("completed", Column::Bool(f.iter().map(|x| done(x)).collect()));
+        t.push("fct_ns", Column::F64(f.iter().map(|x| if done(x) { ps_to_ns(x.end - x.start) } else { f64::NAN }).collect()));
         t.push("out_of_order", Column::U64(f.iter().map(|x| x.out_of_order).collect()));
         t.push("lost_bytes", Column::U64(f.iter().map(|x| x.lost_bytes).collect()));
         push_counters(&mut t, &f.iter().map(|x| x.counters).collect::<Vec<_>>());

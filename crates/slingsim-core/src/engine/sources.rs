@@ -76,11 +76,13 @@ impl FlowRecord {
     }
 }
 
-/// Flow records and how many are still under way.
+/// Flow records, how many are still under way and how many ended with
+/// lost bytes.
 #[derive(Default)]
 pub(crate) struct Flows {
     pub records: Vec<FlowRecord>,
     pub pending: u64,
+    pub lost: u64,
 }
 
 impl Simulation {

@@ -99,4 +99,52 @@ mod tests {
         }
         assert!(s["sim_time_ns"].as_f64().unwrap() < 1_000_000.0);
     }
+
+    /// A true deadlock: Valiant routing with every hop on one virtual
+    /// channel (the hop-indexed scheme collapsed) and small buffers under
+    /// heavy adversarial load closes cycles of full buffers. The watchdog
+    /// must fire, name buffers, and not before its interval.
+    #[test]
+    fn a_broken_virtual_channel_scheme_deadlocks_and_is_reported() {
+        let cfg = r#"{
+            "topology": {"groups": 5, "switches_per_group": 4, "endpoints_per_switch": 4, "global_ports_per_switch": 1},
+            "routing": {"algorithm": "valiant"},
+            "switch": {"buffer_bytes": 21000},
+            "sim": {"warmup_ns": 0, "duration_ns": 2000000, "watchdog_ns": 100000},
+            "traffic": [{"name": "a", "pattern": "uniform", "load": 1.0}]
+        }"#;
+        // With the hop-indexed scheme the same traffic runs to its end ...
+        let mut sound = Simulation::from_json(cfg).unwrap();
+        sound.run_until(400_000_000);
+        assert_ne!(sound.summary()["end_reason"], "deadlock");
+        // ... and on one virtual channel it deadlocks.
+        let mut sim = Simulation::from_json(cfg).unwrap();
+        let one = super::super::VcLayout { hop_vcs: 1, n_vcs: 1 };
+        sim.vcs = one;
+        sim.channels.vcs = one;
+        sim.run();
+        let s = sim.summary();
+        assert_eq!(s["end_reason"], "deadlock", "{s}");
+        let stuck = s["deadlock"]["stuck_buffers"].as_array().unwrap();
+        assert!(!stuck.is_empty(), "{s}");
+        assert!(s["sim_time_ns"].as_f64().unwrap() >= 100_000.0, "fired before its interval: {}", s["sim_time_ns"]);
+    }
+
+    /// A healthy, busy network never looks stuck, with the shortest
+    /// watchdog its config allows.
+    #[test]
+    fn a_healthy_network_never_trips_the_shortest_watchdog() {
+        let base = r#"{
+            "topology": {"groups": 5, "switches_per_group": 4, "endpoints_per_switch": 4, "global_ports_per_switch": 1},
+            "routing": {"algorithm": "ugal"},
+            "sim": {"warmup_ns": 1000, "duration_ns": 30000, "watchdog_ns": WATCHDOG},
+            "traffic": [{"name": "a", "pattern": "group_adversarial", "load": 0.9}]
+        }"#;
+        let e = Simulation::from_json(&base.replace("WATCHDOG", "5")).err().expect("a 5 ns watchdog is refused");
+        assert_eq!(e.field, "sim.watchdog_ns");
+        let floor: f64 = e.message.split("at least ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+        let mut sim = Simulation::from_json(&base.replace("WATCHDOG", &floor.to_string())).unwrap();
+        sim.run();
+        assert_ne!(sim.summary()["end_reason"], "deadlock");
+    }
 }

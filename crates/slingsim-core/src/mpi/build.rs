@@ -195,6 +195,8 @@ pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8, bool)], params: Par
             memory_messages: 0,
             passes: 0,
             unknown_waits: 0,
+            lost_messages: 0,
+            lost_bytes: 0,
             ends_run: counts,
         });
     }

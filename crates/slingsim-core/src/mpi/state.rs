@@ -235,6 +235,11 @@ pub struct Job {
     /// Waits on request ids no operation opened (traces whose tracer did
     /// not record the call that opened them).
     pub unknown_waits: u64,
+    /// Network messages that lost bytes (end-to-end retries exhausted) and
+    /// the bytes lost: such a message never arrives, so whatever waits on
+    /// it waits for good and the job does not finish.
+    pub lost_messages: u64,
+    pub lost_bytes: u64,
     /// The run ends once every job with this set has finished.
     pub ends_run: bool,
 }

@@ -52,14 +52,16 @@ pub fn dumpi_info_json(path: &Path) -> Result<serde_json::Value> {
     Ok(info::program_info(&trace.program, Some(&trace.calls)))
 }
 
-/// The sample traces of `/work/shared/traces` (beside the repository), for tests.
+/// A sample trace, for tests: the copies made for this project are in
+/// `tests/data`; the third-party ones (SST's test trace, a BG/P run) only in
+/// `../shared/traces` beside the repository, and the tests that read them are
+/// `#[ignore]`d (scripts/test runs them when that folder is there). A trace
+/// that is not found fails the test: it never passes by returning early.
 #[cfg(test)]
-pub(crate) fn sample_trace(name: &str) -> Option<std::path::PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces").join(name);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: sample trace {} not found", dir.display());
-        None
-    }
+pub(crate) fn sample_trace(name: &str) -> std::path::PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    [root.join("tests/data").join(name), root.join("../../../shared/traces").join(name)]
+        .into_iter()
+        .find(|d| d.is_dir())
+        .unwrap_or_else(|| panic!("sample trace {name} is neither in tests/data nor in ../shared/traces"))
 }

@@ -69,30 +69,11 @@ pub fn build_sources(cfgs: &[TrafficConfig], topo: &Topology, net: &Network, see
         let nodes = alloc.take(&format!("{field}.nodes"), &sel, placement, &mut rng)?;
         let groups: Vec<u32> = nodes.iter().map(|&n| topo.group(net.endpoint_switch[net.endpoint_of(n, 0) as usize])).collect();
         let pattern = Pattern::build(&field, t.pattern, &groups, t.target, &mut rng)?;
+        // Loads, sizes and counts are checked with the config's numbers.
         let injection = match t.flow_bytes {
-            Some(0) => return Err(ConfigError::new(format!("{field}.flow_bytes"), "must be at least 1 byte")),
-            Some(bytes) => {
-                if t.flows_per_node == 0 {
-                    return Err(ConfigError::new(format!("{field}.flows_per_node"), "must be at least 1"));
-                }
-                Injection::Flows { bytes, per_node: t.flows_per_node }
-            }
-            None => {
-                if !(t.load.is_finite() && t.load > 0.0 && t.load <= 1.0) {
-                    return Err(ConfigError::new(
-                        format!("{field}.load"),
-                        format!("offered load must be in (0, 1] (a fraction of the node injection bandwidth), got {}", t.load),
-                    ));
-                }
-                if t.message_bytes == 0 {
-                    return Err(ConfigError::new(format!("{field}.message_bytes"), "must be at least 1 byte"));
-                }
-                Injection::Bernoulli { load: t.load, message_bytes: t.message_bytes, process: t.process }
-            }
+            Some(bytes) => Injection::Flows { bytes, per_node: t.flows_per_node },
+            None => Injection::Bernoulli { load: t.load, message_bytes: t.message_bytes, process: t.process },
         };
-        if !(t.start_ns.is_finite() && t.start_ns >= 0.0) {
-            return Err(ConfigError::new(format!("{field}.start_ns"), "must be zero or positive"));
-        }
         let stop_ps = t.stop_ns.map_or(u64::MAX, crate::units::ns_to_ps);
         out.push(Source { name, nodes, groups, pattern, injection, start_ps: crate::units::ns_to_ps(t.start_ns), stop_ps });
     }

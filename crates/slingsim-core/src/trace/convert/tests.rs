@@ -5,8 +5,8 @@ use crate::mpi::{Collective, Op};
 use crate::trace::matching::{collective_mismatches, match_messages};
 use crate::trace::{read_dumpi_trace, sample_trace, Trace};
 
-fn read(name: &str) -> Option<Trace> {
-    Some(read_dumpi_trace(&sample_trace(name)?).unwrap())
+fn read(name: &str) -> Trace {
+    read_dumpi_trace(&sample_trace(name)).unwrap()
 }
 
 fn count(ops: &[Op], pred: impl Fn(&Op) -> bool) -> usize {
@@ -15,7 +15,7 @@ fn count(ops: &[Op], pred: impl Fn(&Op) -> bool) -> usize {
 
 #[test]
 fn stencil_np8_matches_488_messages_on_12_communicators() {
-    let Some(t) = read("dumpi-stencil3d-np8") else { return };
+    let t = read("dumpi-stencil3d-np8");
     let p = &t.program;
     let m = match_messages(p);
     assert_eq!((m.matched, m.unmatched()), (488, 0));
@@ -41,7 +41,7 @@ fn stencil_np8_matches_488_messages_on_12_communicators() {
 
 #[test]
 fn stencil_np16_matches_4816_messages_on_20_communicators() {
-    let Some(t) = read("dumpi-stencil3d-np16") else { return };
+    let t = read("dumpi-stencil3d-np16");
     let m = match_messages(&t.program);
     assert_eq!((m.matched, m.unmatched()), (4816, 0));
     assert_eq!(t.program.comms.len(), 20);
@@ -50,8 +50,9 @@ fn stencil_np16_matches_4816_messages_on_20_communicators() {
 }
 
 #[test]
+#[ignore = "reads SST's test trace in ../shared/traces (scripts/test runs it when present)"]
 fn sst_test_trace_is_a_ring_with_a_barrier_and_an_allreduce() {
-    let Some(t) = read("dumpi-sstdumpi-testtrace") else { return };
+    let t = read("dumpi-sstdumpi-testtrace");
     let p = &t.program;
     let m = match_messages(p);
     assert_eq!((m.matched, m.unmatched()), (4, 0));
@@ -74,7 +75,7 @@ fn sst_test_trace_is_a_ring_with_a_barrier_and_an_allreduce() {
 
 #[test]
 fn nbc_waits_on_unrecorded_requests_are_warned_about() {
-    let Some(t) = read("dumpi-nbc-np4") else { return };
+    let t = read("dumpi-nbc-np4");
     let p = &t.program;
     assert!(p.ops.iter().flatten().all(|o| matches!(o, Op::Compute { .. })));
     assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
@@ -83,8 +84,9 @@ fn nbc_waits_on_unrecorded_requests_are_warned_about() {
 }
 
 #[test]
+#[ignore = "reads the BG/P trace in ../shared/traces (scripts/test runs it when present)"]
 fn bgp_trace_rebuilds_its_comm_create_and_matches_every_message() {
-    let Some(t) = read("dumpi-bgp-np7") else { return };
+    let t = read("dumpi-bgp-np7");
     let p = &t.program;
     // World, 7 selves, and the MPI_Comm_create of the whole world.
     assert_eq!(p.comms.len(), 9);
@@ -100,9 +102,9 @@ fn bgp_trace_rebuilds_its_comm_create_and_matches_every_message() {
 #[test]
 fn every_single_byte_flip_converts_or_fails_cleanly() {
     // A damaged trace that still reads must convert without panicking.
-    let Some(dir) = sample_trace("dumpi-sstdumpi-testtrace") else { return };
+    let dir = sample_trace("dumpi-stencil3d-np8");
     let mut trace = crate::trace::dumpi::read_dumpi(&dir).unwrap();
-    let path = dir.join("testtrace-0000.bin");
+    let path = dir.join("dumpi-2026.11.22.02.43.02-0000.bin");
     let data = std::fs::read(&path).unwrap();
     for at in 16..data.len() {
         let mut bytes = data.clone();

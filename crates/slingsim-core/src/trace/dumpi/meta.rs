@@ -78,7 +78,42 @@ pub fn read_meta(path: &Path) -> Result<Meta> {
     let prefix = value("fileprefix")
         .filter(|v| !v.is_empty())
         .ok_or_else(|| ConfigError::new(&shown, "no fileprefix= line (the name of the rank files) in the .meta file"))?;
-    Ok(Meta { path: path.to_path_buf(), entries, ranks, prefix })
+    let meta = Meta { path: path.to_path_buf(), entries, ranks, prefix };
+    meta.check_rank_files()?;
+    Ok(meta)
+}
+
+impl Meta {
+    /// The rank files beside the `.meta` must be exactly ranks 0 to
+    /// numprocs - 1: a `.meta` whose numprocs was lowered would otherwise
+    /// read fewer ranks than the trace holds, and one raised would miss
+    /// files.
+    fn check_rank_files(&self) -> Result<()> {
+        let shown = self.path.display().to_string();
+        if let Some(missing) = (0..self.ranks).find(|&r| !self.rank_file(r).is_file()) {
+            return Err(ConfigError::new(
+                &shown,
+                format!("numprocs={} but rank {missing}'s file {} is missing", self.ranks, self.rank_file(missing).display()),
+            ));
+        }
+        if self.rank_file(self.ranks).is_file() {
+            let mut extra = self.ranks;
+            while self.rank_file(extra + 1).is_file() {
+                extra += 1;
+            }
+            return Err(ConfigError::new(
+                &shown,
+                format!(
+                    "numprocs={} but rank files run to {} ({}): the .meta file does not describe this trace; set numprocs={}",
+                    self.ranks,
+                    extra,
+                    self.rank_file(extra).display(),
+                    extra + 1
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -91,10 +126,20 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.meta");
         std::fs::write(&path, "hostname=vm\nnumprocs=4\nfileprefix=run-1\n").unwrap();
+        for r in 0..4 {
+            std::fs::write(dir.join(format!("run-1-{r:04}.bin")), b"").unwrap();
+        }
         let meta = read_meta(&find_meta(&dir).unwrap()).unwrap();
         assert_eq!(meta.ranks, 4);
         assert_eq!(meta.get("hostname"), Some("vm"));
         assert_eq!(meta.rank_file(3), dir.join("run-1-0003.bin"));
+        // A lowered numprocs would read fewer ranks than the trace holds.
+        std::fs::write(&path, "numprocs=3\nfileprefix=run-1\n").unwrap();
+        let e = read_meta(&path).unwrap_err();
+        assert!(e.message.contains("set numprocs=4"), "{e}");
+        // A raised one misses a file.
+        std::fs::write(&path, "numprocs=5\nfileprefix=run-1\n").unwrap();
+        assert!(read_meta(&path).unwrap_err().message.contains("rank 4's file"));
         std::fs::write(&path, "numprocs=four\n").unwrap();
         assert!(read_meta(&path).unwrap_err().message.contains("numprocs"));
         std::fs::remove_dir_all(&dir).unwrap();

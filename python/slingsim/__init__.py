@@ -9,6 +9,7 @@ Quick start::
 
 See ``docs/getting-started.md``; configs are documented in ``docs/config.md``.
 """
+from . import trace
 from .api import Simulation, engine_version, resolved_config, run, run_summary, topology, topology_graphml
 from .cluster import BatchCluster
 from .config import ConfigError, apply_overrides, available_presets, load_config, to_json, without
@@ -36,5 +37,6 @@ __all__ = [
     "to_json",
     "topology",
     "topology_graphml",
+    "trace",
     "without",
 ]

@@ -9,12 +9,15 @@ the result store (:mod:`slingsim.store`) unless told not to.
 from __future__ import annotations
 
 import json
+import math
+import operator
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional, Tuple, Union
 
 from . import _core, provenance
-from .config import Config, resolve, to_json
+from .config import Config, ConfigError, resolve_traced, to_json
+from .origins import Sources
 from .progress import Progress
 from .result import Result, table_from_columns
 
@@ -51,11 +54,12 @@ class Simulation:
         seed: Optional[int] = None,
         command: Optional[str] = None,
     ) -> None:
-        self.config = resolved_config(config_or_preset, overrides, without, seed)
+        self.config, sources = _resolved(config_or_preset, overrides, without, seed)
         self.started = provenance.now()
         self._command = command
         started = time.perf_counter()
-        self._engine = _core.Simulation(to_json(self.config))
+        with sources.explaining():
+            self._engine = _core.Simulation(to_json(self.config))
         self.build_s = time.perf_counter() - started
         self.wall_s = 0.0
 
@@ -75,7 +79,10 @@ class Simulation:
         return self._engine.finished
 
     def run_until(self, t_ns: float) -> bool:
-        """Advance to simulated time ``t_ns``; returns True once the run has ended."""
+        """Advance to simulated time ``t_ns`` (0 or more; ``math.inf`` runs to the end);
+        returns True once the run has ended."""
+        if isinstance(t_ns, bool) or not isinstance(t_ns, (int, float)) or math.isnan(t_ns) or t_ns < 0:
+            raise _argument_error("t_ns", t_ns, "a simulated time in ns, 0 or more (math.inf: to the end)")
         started = time.perf_counter()
         try:
             return self._engine.run_until(float(t_ns))
@@ -148,20 +155,47 @@ class Simulation:
         flows table. This is the per-message routing API the MPI layer and
         application-aware routing use ([DeSensi19]).
         """
-        return self._engine.send_message(int(src), int(dst), int(nbytes), source, routing, traffic_class)
+        src, dst = _integer("src", src, U32, "a node index"), _integer("dst", dst, U32, "a node index")
+        nbytes = _integer("nbytes", nbytes, 2**64, "a message size in bytes")
+        for name, value in (("source", source), ("routing", routing), ("traffic_class", traffic_class)):
+            if value is not None and not isinstance(value, str):
+                raise _argument_error(name, value, "a name (a string) or None")
+        return self._engine.send_message(src, dst, nbytes, source, routing, traffic_class)
 
     def flow_end_ns(self, flow: int) -> Optional[float]:
         """When a sent message (or flow) ended in ns, None while under way: all its
         bytes delivered, or delivered or lost (:meth:`flow_lost_bytes` says how many
         were lost; a message that lost bytes did not complete)."""
-        return self._engine.flow_end_ns(int(flow))
+        return self._engine.flow_end_ns(_integer("flow", flow, U32, "a flow id from send()"))
 
     def flow_lost_bytes(self, flow: int) -> int:
         """Bytes a sent message (or flow) lost to failed links or a lossy class's drops."""
-        lost = self._engine.flow_lost_bytes(int(flow))
+        lost = self._engine.flow_lost_bytes(_integer("flow", flow, U32, "a flow id from send()"))
         if lost is None:
-            raise ValueError(f"no flow {flow}: flow ids come from send() or the flows table")
+            raise _argument_error("flow", flow, "a flow id from send() or the flows table")
         return lost
+
+
+U32 = 2**32
+"""Node indices and flow ids are 32-bit in the engine."""
+
+
+def _integer(name: str, value: Any, limit: int, what: str) -> int:
+    """``value`` as an int in ``0 .. limit - 1``, else a ConfigError naming the argument."""
+    try:
+        number = operator.index(value) if not isinstance(value, bool) else None
+    except TypeError:
+        number = None
+    if number is None or not 0 <= number < limit:
+        raise _argument_error(name, value, f"{what}, an integer from 0 to {limit - 1}")
+    return number
+
+
+def _argument_error(name: str, value: Any, allowed: str) -> ConfigError:
+    """A ConfigError about the API argument ``name``: its value and what it takes."""
+    err = ConfigError(f"{name}: {value!r} is not {allowed}")
+    err.field = name
+    return err
 
 
 def in_config_order(per_source: Dict[str, Any], cfg: Config) -> Dict[str, Any]:
@@ -192,12 +226,13 @@ def run(
     """
     from .store import open_store, run_key
 
-    config = resolved_config(config_or_preset, overrides, without, seed)
+    config, sources = _resolved(config_or_preset, overrides, without, seed)
     store = open_store(cache)
     key = run_key(config)
     found = store.result(key) if store is not None else None
     if found is None:
-        found = Simulation(config).run(progress=progress)
+        with sources.explaining():
+            found = Simulation(config).run(progress=progress)
         if store is not None:
             store.put(key, found.summary, found)
         cached = False
@@ -219,13 +254,14 @@ def run_summary(
     needs) only the summary, so no table is written or read."""
     from .store import open_store, run_key
 
-    config = resolved_config(config_or_preset, overrides, without, seed)
+    config, sources = _resolved(config_or_preset, overrides, without, seed)
     store = open_store(cache)
     key = run_key(config)
     summary = store.summary(key) if store is not None else None
     cached = summary is not None
     if summary is None:
-        summary = Simulation(config).run(progress=progress).summary
+        with sources.explaining():
+            summary = Simulation(config).run(progress=progress).summary
         if store is not None:
             store.put(key, summary)
     return {**summary, "cached": cached, "key": key}
@@ -245,9 +281,35 @@ def resolved_config(
     on the way: a bad field raises :class:`~slingsim.ConfigError` naming it.
     Running the returned dict gives bit-identical results to running the
     original; it is what ``config.json`` and ``provenance.config`` record.
+    An error names where the refused field was set (file and line, override
+    or seed), or says it was left at its default (see :class:`~slingsim.ConfigError`).
     """
-    cfg = resolve(config_or_preset, overrides, without, seed)
-    return json.loads(_core.resolved_config(to_json(cfg)))
+    return _resolved(config_or_preset, overrides, without, seed)[0]
+
+
+def _resolved(
+    config_or_preset: ConfigLike,
+    overrides: Iterable[str],
+    without: Iterable[str],
+    seed: Optional[int],
+) -> Tuple[Config, Sources]:
+    """:func:`resolved_config`, and where each value was set, for later errors of the engine."""
+    cfg, sources = resolve_traced(config_or_preset, overrides, without, seed)
+    with sources.explaining():
+        return json.loads(_core.resolved_config(to_json(cfg))), sources
+
+
+def validate(config_or_preset: ConfigLike, overrides: Iterable[str] = (), without: Iterable[str] = ()) -> Config:
+    """Check a whole config as a run would (every key, traffic sources, jobs,
+    traces: the engine builds the simulation) without simulating; returns the
+    resolved config. A config with neither traffic nor jobs cannot run, so
+    only its keys are checked (its topology is then all it describes).
+    Errors name where the field was set."""
+    config, sources = _resolved(config_or_preset, overrides, without, None)
+    if config.get("traffic") or config.get("job"):
+        with sources.explaining():
+            _core.Simulation(to_json(config))
+    return config
 
 
 def topology(config_or_preset: ConfigLike, overrides: Iterable[str] = (), check_deadlock: bool = False) -> Dict[str, Any]:
@@ -258,11 +320,12 @@ def topology(config_or_preset: ConfigLike, overrides: Iterable[str] = (), check_
     name -> bool) and ``deadlock`` (routing name -> the full report of the
     channel-dependency-graph check, with a cycle if one exists).
     """
-    cfg = resolve(config_or_preset, overrides)
+    cfg, sources = resolve_traced(config_or_preset, overrides)
     text = to_json(cfg)
-    analytics = json.loads(_core.topology_analytics(text))
+    with sources.explaining():
+        analytics = json.loads(_core.topology_analytics(text))
+        reports = json.loads(_core.check_deadlock(text)) if check_deadlock else {}
     if check_deadlock:
-        reports = json.loads(_core.check_deadlock(text))
         analytics["deadlock_free"] = {name: r["deadlock_free"] for name, r in reports.items()}
         analytics["deadlock"] = reports
     return analytics
@@ -270,10 +333,12 @@ def topology(config_or_preset: ConfigLike, overrides: Iterable[str] = (), check_
 
 def topology_graphml(config_or_preset: ConfigLike, path: Union[str, Path], overrides: Iterable[str] = ()) -> Path:
     """Write the config's topology as GraphML (switches, endpoints, links) to ``path``."""
-    cfg = resolve(config_or_preset, overrides)
+    cfg, sources = resolve_traced(config_or_preset, overrides)
+    with sources.explaining():
+        text = _core.topology_graphml(to_json(cfg))
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(_core.topology_graphml(to_json(cfg)))
+    out.write_text(text)
     return out
 
 

@@ -2,14 +2,18 @@
 plot and cache (see ``docs/cli.md``).
 
 Exit status: 0 on success, 2 for a bad config, argument or missing file
-(``error: ...`` on stderr, no traceback), 3 when a run ended in deadlock (the
-stuck buffers are printed), 1 for other failures (a batch cluster that never
-started, a disk that filled up).
+(``error: ...`` on stderr, no traceback; a refused config field is named with
+the file and line, or the ``--set``, that set it), 3 when a run ended in
+deadlock (the stuck buffers are printed), 1 for other failures (a batch
+cluster that never started, a disk that filled up), 141 (128 + SIGPIPE),
+silently, when the reader of the output went away (``slingsim ... | head``).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -21,6 +25,7 @@ from .cluster import BATCH_KINDS
 EXIT_USAGE = 2
 EXIT_DEADLOCK = 3
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 128 + getattr(signal, "SIGPIPE", 13)
 
 CONFIG_HELP = (
     "a TOML config file, or a preset name: slingshot-malbec, slingshot-shandy, slingshot-max, "
@@ -131,7 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="slingsim",
         description="Packet-level simulator of Slingshot-class HPC interconnects.",
-        epilog="Config keys: docs/config.md. Results: docs/results.md.",
+        epilog="Config keys: docs/config.md. Results: docs/results.md. Exit status: 0 success, 2 bad input "
+               "(error: names the field and the file and line or --set that set it), 3 deadlock, 1 other "
+               "failures, 141 output pipe closed.",
     )
     parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -155,7 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_quiet(run)
 
     topo = sub.add_parser("topo", help="print topology analytics",
-                          description="Build the topology of a config and print its analytics.")
+                          description="Check the whole config as `run` would, build its topology and print "
+                                      "its analytics.")
     topo.add_argument("config", metavar="CONFIG_OR_PRESET", help=CONFIG_HELP)
     _add_set(topo)
     topo.add_argument("--json", action="store_true", help="print the analytics as one JSON object")
@@ -332,9 +340,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_topo(args: argparse.Namespace) -> int:
     """``slingsim topo``: analytics of a config's topology."""
-    from .api import topology
+    from .api import topology, validate
     from .report import deadlock_check_text, topology_text
 
+    validate(args.config, args.overrides)  # every key, not only [topology]
     analytics = topology(args.config, args.overrides, check_deadlock=args.check_deadlock)
     if args.graphml:
         from .api import topology_graphml
@@ -356,7 +365,7 @@ def cmd_topo(args: argparse.Namespace) -> int:
 def cmd_sweep_load(args: argparse.Namespace) -> int:
     """``slingsim sweep-load``: a load curve as a table, Parquet file and plot, written to --out in one step."""
     from .atomic import MARKER, check_replaceable, staged_folder, write_text
-    from .config import parse_value, resolve
+    from .config import ConfigError, parse_value, resolve
     from .plots import plot_load_curves
     from .report import load_curve_text
     from .sweep import sweep_load
@@ -364,8 +373,13 @@ def cmd_sweep_load(args: argparse.Namespace) -> int:
 
     check_replaceable(args.out)
     cfg = resolve(args.config, args.overrides)
-    table = sweep_load(cfg, args.loads, args.source, scheduler=scheduler_of(args), workers=args.workers,
-                       progress=not args.quiet, cache=store_of(args))
+    try:
+        table = sweep_load(cfg, args.loads, args.source, scheduler=scheduler_of(args), workers=args.workers,
+                           progress=not args.quiet, cache=store_of(args))
+    except ConfigError as err:
+        if err.origin is None and err.field.endswith(".load"):  # the sweep set it, from --loads
+            raise _located(err, f"--loads {','.join(map(str, args.loads))}") from None
+        raise
     record = json.loads(table.schema.metadata[b"slingsim.provenance"])
     # The overrides are the sweep's fixed parameters: one column each, so tables of several sweeps concatenate.
     for override in args.overrides:
@@ -530,15 +544,38 @@ COMMANDS = {"run": cmd_run, "topo": cmd_topo, "sweep-load": cmd_sweep_load, "dem
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Parse arguments, run the subcommand, and map errors to ``error: ...`` (exit 2 for bad input, 1 otherwise)."""
+    """Parse arguments, run the subcommand, and map errors to ``error: ...`` (exit 2 for bad input, 1 otherwise);
+    a closed output pipe ends the command quietly with status 141, as it ends other Unix tools."""
+    from .origins import CLI, SPELLING
+
+    spelling = SPELLING.set(CLI)
+    try:
+        try:
+            return _run_command(argv)
+        finally:
+            sys.stdout.flush()  # here, not at exit, so a closed pipe is caught below
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    finally:
+        SPELLING.reset(spelling)
+
+
+def _run_command(argv: Optional[List[str]]) -> int:
+    """Parse the arguments and run the subcommand, errors as ``error: ...`` lines."""
     args = build_parser().parse_args(argv)
     try:
-        if argv is None:
-            return COMMANDS[args.command](args)
-        from .provenance import invoked_as
+        try:
+            if argv is None:
+                return COMMANDS[args.command](args)
+            from .provenance import invoked_as
 
-        with invoked_as(argv):
-            return COMMANDS[args.command](args)
+            with invoked_as(argv):
+                return COMMANDS[args.command](args)
+        except ValueError as err:
+            raise _traced(err, args) from None
+    except BrokenPipeError:
+        raise
     except (ValueError, FileNotFoundError, FileExistsError, NotADirectoryError, IsADirectoryError) as err:
         print(f"error: {_message(err)}", file=sys.stderr)
         return EXIT_USAGE
@@ -548,6 +585,41 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _traced(err: ValueError, args: argparse.Namespace) -> ValueError:
+    """A config error not yet traced to what the user wrote (it came through a
+    resolved config, as in a sweep), traced through the command's own config,
+    ``--set``, ``--without`` and ``--seed``."""
+    from .config import ConfigError, resolve_traced
+
+    config = getattr(args, "config", None) or getattr(args, "system", None)
+    if not isinstance(err, ConfigError) or err.origin is not None or not err.field or config is None:
+        return err
+    try:
+        _, sources = resolve_traced(config, args.overrides if hasattr(args, "overrides") else (),
+                                    getattr(args, "without", ()), getattr(args, "seed", None))
+    except (ValueError, OSError):
+        return err
+    return sources.explain(err)
+
+
+def _located(err: Exception, where: str) -> Exception:
+    """A ConfigError like ``err`` whose field was set by ``where`` (an option of the command)."""
+    from .config import ConfigError
+
+    located = ConfigError(f"{where}: {err}")
+    located.field, located.origin = getattr(err, "field", ""), where
+    return located
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush of a closed pipe raises nothing."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _message(err: BaseException) -> str:

@@ -84,8 +84,6 @@ def test_a_huge_ppn_is_refused_quickly():
           'ppn = 100000}]')
 
 
-@engine_bug("found by fuzzing: a named workload's iterations are unrolled when the job is built (2e7 barrier "
-            "iterations: 16 s and 8.8 GB before a 50 us run; 2e9 exhaust memory)")
 def test_a_job_of_many_iterations_is_not_unrolled_into_memory():
     def at_most_1536_mb():
         resource.setrlimit(resource.RLIMIT_AS, (1536 << 20, 1536 << 20))

@@ -88,3 +88,26 @@ mod tests {
         assert!(sum_ps < u64::MAX as f64);
     }
 }
+
+/// MPI operations a job's program may hold once its iterations are
+/// written out (about 48 bytes each, so some 5 GB).
+pub const PROGRAM_OPS: u64 = 100_000_000;
+
+/// Refuses `iterations` of a program whose one iteration holds `ops_once`
+/// operations over all ranks when the iterations together would hold more
+/// than [`PROGRAM_OPS`]: a program is kept in memory whole, and a job that
+/// should run for as long as the simulation runs says so with
+/// `repeat = true` instead.
+pub fn program_fits(field: &str, iterations: u32, ops_once: u64) -> Result<()> {
+    let total = ops_once.saturating_mul(iterations as u64);
+    if total > PROGRAM_OPS {
+        let most = (PROGRAM_OPS / ops_once.max(1)).max(1);
+        return Err(ConfigError::new(
+            field,
+            format!(
+                "{iterations} iterations of {ops_once} MPI operations each (over all ranks) would hold {total} operations in memory, more than the {PROGRAM_OPS} a program may hold; use at most {most} iterations, or repeat = true with sim.max_time_ns to run the job for as long as the simulation runs"
+            ),
+        ));
+    }
+    Ok(())
+}

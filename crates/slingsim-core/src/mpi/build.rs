@@ -102,6 +102,7 @@ fn repeat_program(field: &str, mut p: Program, n: u32) -> Result<Program> {
     if n == 0 {
         return Err(ConfigError::new(field, "must be at least 1"));
     }
+    crate::limits::program_fits(field, n, p.ops.iter().map(|o| o.len() as u64).sum())?;
     for ops in p.ops.iter_mut() {
         let once = std::mem::take(ops);
         for _ in 0..n {

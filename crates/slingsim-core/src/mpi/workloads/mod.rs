@@ -15,6 +15,7 @@ use crate::mpi::op::{Collective, Op, Program};
 
 /// What a workload generator gets: the job's config, its rank count and
 /// its random seed.
+#[derive(Clone)]
 pub struct Spec<'a> {
     pub field: String,
     pub ranks: u32,
@@ -161,7 +162,16 @@ pub fn generate(field: &str, job: &JobConfig, ranks: u32, seed: u64) -> Result<P
         params: &job.params,
         seed,
     };
-    match job.workload {
+    if iterations > 1 {
+        let once = build(&Spec { iterations: 1, ..spec.clone() }, job.workload)?;
+        crate::limits::program_fits(&format!("{field}.iterations"), iterations, once.ops.iter().map(|o| o.len() as u64).sum())?;
+    }
+    build(&spec, job.workload)
+}
+
+/// The program of `workload` as `spec` sets it up.
+fn build(spec: &Spec<'_>, workload: Workload) -> Result<Program> {
+    match workload {
         Workload::Collective(kind) => {
             spec.only_params(&[])?;
             micro::collective(&spec, kind)

@@ -19,11 +19,16 @@ pub enum Process {
     Bernoulli,
     /// Exponential gaps with the same mean.
     Poisson,
+    /// Gaps of exactly the mean, each node starting at a random phase: the
+    /// background of [McGlohon19] Sec. 6.1.3, one message per node every
+    /// `interval_ns` (CODES' synthetic ranks wait their mean interval plus
+    /// a 1 ns exponential jitter between messages).
+    Periodic,
 }
 
 impl crate::names::Named for Process {
     const WHAT: &'static str = "arrival process";
-    const REGISTRY: &'static [(&'static str, Self)] = &[("bernoulli", Process::Bernoulli), ("poisson", Process::Poisson)];
+    const REGISTRY: &'static [(&'static str, Self)] = &[("bernoulli", Process::Bernoulli), ("poisson", Process::Poisson), ("periodic", Process::Periodic)];
 }
 crate::named_serde!(Process);
 
@@ -69,6 +74,9 @@ pub fn build_sources(cfgs: &[TrafficConfig], topo: &Topology, net: &Network, see
         let nodes = alloc.take(&format!("{field}.nodes"), &sel, placement, &mut rng)?;
         let groups: Vec<u32> = nodes.iter().map(|&n| topo.group(net.endpoint_switch[net.endpoint_of(n, 0) as usize])).collect();
         let pattern = Pattern::build(&field, t.pattern, &groups, t.target, &mut rng)?;
+        if t.interval_ns.is_some() && t.flow_bytes.is_some() {
+            return Err(ConfigError::new(format!("{field}.interval_ns"), "a flow source (flow_bytes) starts its flows at once and has no interval; drop one of the two"));
+        }
         let injection = match t.flow_bytes {
             Some(0) => return Err(ConfigError::new(format!("{field}.flow_bytes"), "must be at least 1 byte")),
             Some(bytes) => {
@@ -76,6 +84,14 @@ pub fn build_sources(cfgs: &[TrafficConfig], topo: &Topology, net: &Network, see
                     return Err(ConfigError::new(format!("{field}.flows_per_node"), "must be at least 1"));
                 }
                 Injection::Flows { bytes, per_node: t.flows_per_node }
+            }
+            None if t.interval_ns.is_some() => {
+                // The load follows from the message size and the interval
+                // once the injection bandwidth is known (engine/build.rs).
+                if t.message_bytes == 0 {
+                    return Err(ConfigError::new(format!("{field}.message_bytes"), "must be at least 1 byte"));
+                }
+                Injection::Bernoulli { load: 1.0, message_bytes: t.message_bytes, process: t.process }
             }
             None => {
                 if !(t.load.is_finite() && t.load > 0.0 && t.load <= 1.0) {

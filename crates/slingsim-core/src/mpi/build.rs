@@ -64,7 +64,7 @@ pub fn plan_jobs(jobs: &[JobConfig], alloc: &mut NodeAllocator, seed: u64, taken
                 }
                 scale_compute(p, j.compute_scale)
             }
-            None => super::workloads::generate(&field, j, slots as u32, seed ^ j.seed.wrapping_mul(0x9E37_79B9))?,
+            None => scale_compute(super::workloads::generate(&field, j, slots as u32, seed ^ j.seed.wrapping_mul(0x9E37_79B9))?, j.compute_scale),
         };
         super::validate::validate(&format!("{field}.program"), &program)?;
         out.push(JobPlan { name, nodes, ppn: j.ppn, program, start: ns_to_ps(j.start_ns), repeat: j.repeat });

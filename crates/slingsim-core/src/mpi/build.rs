@@ -64,12 +64,20 @@ pub fn plan_jobs(jobs: &[JobConfig], alloc: &mut NodeAllocator, seed: u64, taken
                 }
                 scale_compute(p, j.compute_scale)
             }
-            None => scale_compute(super::workloads::generate(&field, j, slots as u32, seed ^ j.seed.wrapping_mul(0x9E37_79B9))?, j.compute_scale),
+            None => generated_program(&field, j, slots as u32, seed)?,
         };
         super::validate::validate(&format!("{field}.program"), &program)?;
         out.push(JobPlan { name, nodes, ppn: j.ppn, program, start: ns_to_ps(j.start_ns), repeat: j.repeat });
     }
     Ok(out)
+}
+
+/// The program a job running a named workload on `ranks` ranks gets in a
+/// run with master seed `sim_seed` (`sim.seed`), its compute scaled by the
+/// job's `compute_scale`.
+pub fn generated_program(field: &str, j: &JobConfig, ranks: u32, sim_seed: u64) -> Result<Program> {
+    let program = super::workloads::generate(field, j, ranks, sim_seed ^ j.seed.wrapping_mul(0x9E37_79B9))?;
+    Ok(scale_compute(program, j.compute_scale))
 }
 
 /// The program of a job that brings its own (inline or a trace).

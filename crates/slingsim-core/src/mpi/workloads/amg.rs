@@ -43,7 +43,7 @@ use crate::error::{ConfigError, Result};
 use crate::mpi::op::{Op, Program};
 
 /// Parameters `amg` takes.
-pub(super) const PARAMS: &[&str] = &["px", "py", "pz", "n", "coarsening", "coarse_points", "max_levels", "sweeps", "setup", "setup_sweeps", "ns_per_point", "irregularity"];
+pub(super) const PARAMS: &[&str] = &["px", "py", "pz", "n", "coarsening", "coarse_points", "max_levels", "sweeps", "setup", "setup_sweeps", "ns_per_point", "irregularity", "reductions"];
 
 /// Defaults: the assumptions of `amg_levels.rs`, and the two values
 /// calibrated to [McGlohon19] Sec. 6.1.1 (docs/workloads.md, "AMG and
@@ -83,6 +83,9 @@ struct Settings {
     setup: bool,
     setup_sweeps: f64,
     ns_per_point: f64,
+    /// The allreduces are kept (false: dropped, as CODES' trace replay,
+    /// which does not simulate collectives, sees the workload).
+    reductions: bool,
 }
 
 fn settings(spec: &Spec) -> Result<Settings> {
@@ -121,6 +124,7 @@ fn settings(spec: &Spec) -> Result<Settings> {
         setup: spec.param_bool("setup", true)?,
         setup_sweeps: spec.param_f64("setup_sweeps", defaults::SETUP_SWEEPS)?,
         ns_per_point: spec.param_f64("ns_per_point", defaults::NS_PER_POINT)?,
+        reductions: spec.param_bool("reductions", true)?,
     })
 }
 
@@ -173,29 +177,29 @@ impl Rank<'_> {
             exchange(ops, &self.scaled(l, 8.0 * stencil), tag::ROWS);
             self.sweep(ops, l, self.s.setup_sweeps / 2.0);
             exchange(ops, &self.scaled(l + 1, 8.0 * COARSE_STENCIL), tag::GALERKIN);
-            allreduce(ops, 8);
+            allreduce(ops, 8, self.s.reductions);
         }
         let coarse = self.levels[coarsest].total().max(1);
-        allreduce(ops, 8 * coarse * coarse.min(COARSE_STENCIL as u64));
+        allreduce(ops, 8 * coarse * coarse.min(COARSE_STENCIL as u64), self.s.reductions);
     }
 
     fn solve(&self, ops: &mut Vec<Op>, iterations: u32) {
         exchange(ops, self.peers(0), tag::MATVEC);
         self.sweep(ops, 0, 1.0);
-        allreduce(ops, 8);
+        allreduce(ops, 8, self.s.reductions);
         for _ in 0..iterations {
             self.v_cycle(ops, 0);
-            allreduce(ops, 8);
+            allreduce(ops, 8, self.s.reductions);
             exchange(ops, self.peers(0), tag::MATVEC);
             self.sweep(ops, 0, 1.0);
-            allreduce(ops, 8);
+            allreduce(ops, 8, self.s.reductions);
             ops.push(Op::IterationEnd);
         }
     }
 
     fn v_cycle(&self, ops: &mut Vec<Op>, l: usize) {
         if l + 1 == self.levels.len() {
-            allreduce(ops, 8 * self.levels[l].total().max(1));
+            allreduce(ops, 8 * self.levels[l].total().max(1), self.s.reductions);
             self.sweep(ops, l, 1.0);
             return;
         }

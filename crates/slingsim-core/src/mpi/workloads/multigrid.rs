@@ -35,7 +35,7 @@ use crate::error::{ConfigError, Result};
 use crate::mpi::op::{Op, Program};
 
 /// Parameters `multigrid` takes.
-pub(super) const PARAMS: &[&str] = &["px", "py", "pz", "periodic", "box", "min_box", "pre_smooth", "post_smooth", "bottom_iterations", "ns_per_cell"];
+pub(super) const PARAMS: &[&str] = &["px", "py", "pz", "periodic", "box", "min_box", "pre_smooth", "post_smooth", "bottom_iterations", "ns_per_cell", "reductions"];
 
 /// Defaults: assumptions about MultiGrid_C's inputs and the value
 /// calibrated to [McGlohon19] Sec. 6.1.2 (docs/workloads.md, "AMG and
@@ -65,6 +65,9 @@ struct Settings {
     post: u32,
     bottom: u32,
     ns_per_cell: f64,
+    /// The allreduces are kept (false: dropped, as CODES' trace replay,
+    /// which does not simulate collectives, sees the workload).
+    reductions: bool,
 }
 
 fn settings(spec: &Spec) -> Result<Settings> {
@@ -103,7 +106,7 @@ fn settings(spec: &Spec) -> Result<Settings> {
     if !(1..=1000).contains(&bottom) {
         return Err(ConfigError::new(field("bottom_iterations"), format!("bottom-solver iterations must be 1 to 1000, got {bottom}")));
     }
-    Ok(Settings { grid, edges, pre, post, bottom, ns_per_cell: spec.param_f64("ns_per_cell", defaults::NS_PER_CELL)? })
+    Ok(Settings { grid, edges, pre, post, bottom, ns_per_cell: spec.param_f64("ns_per_cell", defaults::NS_PER_CELL)?, reductions: spec.param_bool("reductions", true)? })
 }
 
 /// The `multigrid` workload's program.
@@ -166,7 +169,7 @@ impl Rank<'_> {
     fn residual_norm(&self, ops: &mut Vec<Op>) {
         exchange(ops, &self.fills[0], tag::NORM);
         self.sweep(ops, 0, 1.0);
-        allreduce(ops, 8);
+        allreduce(ops, 8, self.s.reductions);
     }
 
     fn v_cycle(&self, ops: &mut Vec<Op>, l: usize) {
@@ -190,7 +193,7 @@ impl Rank<'_> {
                 self.sweep(ops, l, 1.0);
             }
             for _ in 0..BOTTOM_REDUCTIONS {
-                allreduce(ops, 8);
+                allreduce(ops, 8, self.s.reductions);
             }
         }
     }

@@ -53,9 +53,12 @@ pub(super) fn compute(ops: &mut Vec<Op>, ns: f64) {
     }
 }
 
-/// A blocking allreduce of `bytes` on the world (a global sum).
-pub(super) fn allreduce(ops: &mut Vec<Op>, bytes: u64) {
-    ops.push(Op::Coll { kind: Collective::Allreduce, comm: 0, bytes, root: 0, counts: None, req: None });
+/// A blocking allreduce of `bytes` on the world (a global sum), unless
+/// `reductions` is off.
+pub(super) fn allreduce(ops: &mut Vec<Op>, bytes: u64, reductions: bool) {
+    if reductions {
+        ops.push(Op::Coll { kind: Collective::Allreduce, comm: 0, bytes, root: 0, counts: None, req: None });
+    }
 }
 
 #[cfg(test)]

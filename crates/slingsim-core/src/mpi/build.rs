@@ -80,6 +80,22 @@ pub fn generated_program(field: &str, j: &JobConfig, ranks: u32, sim_seed: u64) 
     Ok(scale_compute(program, j.compute_scale))
 }
 
+/// [`generated_program`] of a `[[job]]` table given as JSON text, as the
+/// JSON text of its [`Program`].
+pub fn generated_program_json(job_json: &str, ranks: u32, sim_seed: u64) -> Result<String> {
+    let de = &mut serde_json::Deserializer::from_str(job_json);
+    let job: JobConfig = serde_path_to_error::deserialize(de).map_err(|e| ConfigError::new(format!("job.{}", e.path()), e.inner().to_string()))?;
+    if matches!(job.workload, super::workloads::Workload::Trace | super::workloads::Workload::Program) {
+        return Err(ConfigError::new("job.workload", "a trace or inline program is not generated; name a workload such as \"amg\" or \"multigrid\""));
+    }
+    if ranks == 0 {
+        return Err(ConfigError::new("ranks", "must be at least 1"));
+    }
+    let program = generated_program("job", &job, ranks, sim_seed)?;
+    super::validate::validate("job.program", &program)?;
+    Ok(serde_json::to_string(&program).expect("a program serialises"))
+}
+
 /// The program of a job that brings its own (inline or a trace).
 fn fixed_program(field: &str, j: &JobConfig) -> Result<Option<Program>> {
     use super::workloads::Workload;

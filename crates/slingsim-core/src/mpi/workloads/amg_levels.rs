@@ -106,7 +106,7 @@ fn uneven(ranks: usize, mean: f64, sigma: f64, rng: &mut Rng) -> Vec<u64> {
 }
 
 /// A standard normal draw (Box-Muller).
-fn normal(rng: &mut Rng) -> f64 {
+pub(super) fn normal(rng: &mut Rng) -> f64 {
     let u = 1.0 - rng.unit(); // in (0, 1]
     (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * rng.unit()).cos()
 }

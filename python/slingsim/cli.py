@@ -238,8 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
     gpc.add_argument("--json", action="store_true",
                      help="print {tests: [{name, isolated, congested, impact_mean, impact_p99, ...}], ...} as JSON")
 
-    trace = sub.add_parser("trace", help="read MPI traces (DUMPI, OTF2)",
-                           description="Read MPI traces of real runs as slingsim MPI programs (docs/traces.md).")
+    trace = sub.add_parser("trace", help="read MPI traces (DUMPI, OTF2), write a workload as a DUMPI trace",
+                           description="Read MPI traces of real runs as slingsim MPI programs, or write a generated workload as one (docs/traces.md).")
     trace_sub = trace.add_subparsers(dest="trace_command", metavar="ACTION", required=True,
                                      help="info: the trace's summary; write: a generated workload as a DUMPI trace")
     trace_info = trace_sub.add_parser(

@@ -66,6 +66,19 @@ def program_info(program_json: str, calls_json: Optional[str] = None) -> str:
 def dumpi_info(path: str) -> str:
     """program_info of a DUMPI trace with the trace's own call counts, as JSON text."""
 
+def write_dumpi(program_json: str, dir: str, prefix: str) -> str:
+    """Write a program (JSON text) as the DUMPI trace dir/PREFIX.meta with one
+    PREFIX-NNNN.bin per rank (docs/traces.md, "Writing DUMPI").
+
+    Returns JSON text: {meta, calls (MPI calls written, by name), left_out
+    (operations that are no MPI call, by kind)}. Raises slingsim.ConfigError
+    naming the rank and operation DUMPI cannot hold.
+    """
+
+def generate_program(job_json: str, ranks: int, seed: int) -> str:
+    """The program a [[job]] table (JSON text) running a named workload gets on
+    `ranks` ranks in a run of master seed `seed` (sim.seed), as JSON text."""
+
 class Simulation:
     """One simulation, built from a resolved config (JSON text).
 

@@ -62,6 +62,7 @@ class Simulation:
             self._engine = _core.Simulation(to_json(self.config))
         self.build_s = time.perf_counter() - started
         self.wall_s = 0.0
+        self.cpu_s = 0.0
 
     @property
     def now_ns(self) -> float:
@@ -83,11 +84,12 @@ class Simulation:
         returns True once the run has ended."""
         if isinstance(t_ns, bool) or not isinstance(t_ns, (int, float)) or math.isnan(t_ns) or t_ns < 0:
             raise _argument_error("t_ns", t_ns, "a simulated time in ns, 0 or more (math.inf: to the end)")
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         try:
             return self._engine.run_until(float(t_ns))
         finally:
             self.wall_s += time.perf_counter() - started
+            self.cpu_s += time.thread_time() - cpu
 
     def run(self, progress: bool = False) -> Result:
         """Run to the end and return the :class:`Result`; ``progress`` shows a bar
@@ -101,19 +103,22 @@ class Simulation:
                         break
                     bar.update(round(target / 1000))
             if not self.finished:
-                started = time.perf_counter()
+                started, cpu = time.perf_counter(), time.thread_time()
                 self._engine.run()
                 self.wall_s += time.perf_counter() - started
+                self.cpu_s += time.thread_time() - cpu
             bar.update(round(end_ns / 1000))
         return self.result()
 
     def summary(self) -> Dict[str, Any]:
-        """The engine's summary so far, plus ``wall_s`` (run time) measured in
-        Python and ``provenance`` (what produced the run: resolved config,
+        """The engine's summary so far, plus ``wall_s`` (run time) and ``cpu_s``
+        (CPU time of the thread that ran the engine: the run time on an
+        otherwise idle core) measured in Python and ``provenance`` (what produced the run: resolved config,
         version, commit, seed, command, start time, platform)."""
         summary = json.loads(self._engine.summary_json())
         summary["traffic"] = in_config_order(summary.get("traffic", {}), self.config)
         summary["wall_s"] = self.wall_s
+        summary["cpu_s"] = self.cpu_s
         summary.setdefault("build_s", self.build_s)
         summary["provenance"] = provenance.record(self.config, self.started, self._command)
         return summary

@@ -198,6 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
         f"{k}: {v[0]}" for k, v in sorted(EXPERIMENTS.items())).replace("%", "%%"))
     exp.add_argument("--out", metavar="DIR", help="output folder (default: out/NAME)")
     exp.add_argument("--quick", action="store_true", help="a smaller network and fewer points, for a first look")
+    exp.add_argument("--json", action="store_true",
+                     help="print {experiment, quick, results: [rows], checks} as JSON instead of the table")
     _add_scheduler(exp)
     _add_store(exp)
     _add_quiet(exp)
@@ -244,10 +246,10 @@ def build_parser() -> argparse.ArgumentParser:
     gpc.add_argument("--json", action="store_true",
                      help="print {tests: [{name, isolated, congested, impact_mean, impact_p99, ...}], ...} as JSON")
 
-    trace = sub.add_parser("trace", help="read MPI traces (DUMPI, OTF2)",
-                           description="Read MPI traces of real runs as slingsim MPI programs (docs/traces.md).")
+    trace = sub.add_parser("trace", help="read MPI traces (DUMPI, OTF2), write a workload as a DUMPI trace",
+                           description="Read MPI traces of real runs as slingsim MPI programs, or write a generated workload as one (docs/traces.md).")
     trace_sub = trace.add_subparsers(dest="trace_command", metavar="ACTION", required=True,
-                                     help="info: the trace's summary")
+                                     help="info: the trace's summary; write: a generated workload as a DUMPI trace")
     trace_info = trace_sub.add_parser(
         "info", help="summary of a trace: ranks, MPI calls, bytes, message matching, warnings",
         description="Read a trace and print its ranks, MPI calls by count, bytes sent, how many "
@@ -256,6 +258,24 @@ def build_parser() -> argparse.ArgumentParser:
                             help="a DUMPI .meta file, an OTF2 .otf2 anchor file, or the directory holding one")
     trace_info.add_argument("--json", action="store_true",
                             help="print {ranks, calls, bytes, matched_messages, unmatched_messages, warnings} as JSON")
+
+    trace_write = trace_sub.add_parser(
+        "write", help="write a generated workload (amg, multigrid, halo3d, ...) as a DUMPI trace",
+        description="Generate the program a job running WORKLOAD would replay on N ranks and write it as a "
+                    "DUMPI trace (OUT/PREFIX.meta and one OUT/PREFIX-NNNN.bin per rank) that other simulators "
+                    "can replay and `slingsim trace info` reads back; iteration marks, which are no MPI "
+                    "call, are left out and counted.")
+    trace_write.add_argument("workload", metavar="WORKLOAD", help="a named workload (docs/workloads.md), e.g. amg or multigrid")
+    trace_write.add_argument("out", metavar="OUT", help="directory to write the trace into (created if needed)")
+    trace_write.add_argument("--ranks", type=positive_int, required=True, metavar="N", help="MPI ranks")
+    trace_write.add_argument("--iterations", type=positive_int, metavar="N",
+                             help="iterations of the workload (default: the workload's)")
+    trace_write.add_argument("--param", dest="params", action="append", default=[], metavar="KEY=VALUE",
+                             help="a workload parameter (values are TOML), e.g. n=50 or box=32; repeatable")
+    trace_write.add_argument("--seed", type=seed_int, default=1, metavar="N",
+                             help="master seed the workload's random choices derive from (default 1, as sim.seed)")
+    trace_write.add_argument("--prefix", default=None, metavar="NAME", help="name of the trace's files (default: WORKLOAD)")
+    trace_write.add_argument("--json", action="store_true", help="print {meta, ranks, calls, left_out} as JSON")
 
     plot = sub.add_parser("plot", help="figures of a run's result folder",
                           description="Draw link utilisation by kind (link_utilization.png), a per-link heatmap of "
@@ -436,11 +456,19 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     _, module, function = EXPERIMENTS[args.name]
     recipe = getattr(importlib.import_module(f".experiments.{module}", __package__), function)
     table = recipe(out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet, cache=store_of(args))
+    from .experiments.output import table_checks
     from .report import text_table
 
     rows = table.to_pylist()
+    checks = table_checks(table)
+    if args.json:
+        print(json.dumps({"experiment": args.name, "quick": args.quick, "results": rows, **checks, "out": str(out)}))
+        return 0
     headers = list(rows[0]) if rows else []
     print(text_table(headers, [[f"{v:,.3f}" if isinstance(v, float) else str(v) for v in r.values()] for r in rows], left=1))
+    for key, value in checks.items():
+        if not isinstance(value, (dict, list)):
+            print(f"{key}: {json.dumps(value)}")
     print(f"wrote {out}")
     return 0
 
@@ -489,7 +517,9 @@ def cmd_cache(args: argparse.Namespace) -> int:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    """``slingsim trace info``: a trace's summary."""
+    """``slingsim trace info``: a trace's summary; ``slingsim trace write``: a workload as a DUMPI trace."""
+    if args.trace_command == "write":
+        return cmd_trace_write(args)
     from .report import trace_info_text
     from .trace import info
 
@@ -503,6 +533,30 @@ def cmd_trace(args: argparse.Namespace) -> int:
         print(json.dumps({key: summary[key] for key in keys}))
     else:
         print(trace_info_text(summary, f"trace {args.trace}"))
+    return 0
+
+
+def cmd_trace_write(args: argparse.Namespace) -> int:
+    """``slingsim trace write WORKLOAD OUT --ranks N``: a generated workload as a DUMPI trace."""
+    from .config import ConfigError, parse_value
+    from .trace import workload_program, write_dumpi
+
+    params = {}
+    for item in args.params:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip() or not text.strip():
+            raise ConfigError(f"--param {item!r}: expected KEY=VALUE, e.g. n=50")
+        params[key.strip()] = parse_value(text.strip())
+    program = workload_program(args.workload, args.ranks, args.iterations, params, args.seed)
+    written = write_dumpi(program, args.out, args.prefix or args.workload)
+    if args.json:
+        print(json.dumps({**written, "ranks": program["ranks"]}))
+        return 0
+    calls = sum(written["calls"].values())
+    print(f"wrote {written['meta']}: {program['ranks']} ranks, {calls:,} MPI calls "
+          f"({', '.join(f'{k} {v:,}' for k, v in sorted(written['calls'].items()))})")
+    for kind, n in sorted(written["left_out"].items()):
+        print(f"left out: {n:,} {kind} operations (no MPI call; a replay of the trace has no iteration marks)")
     return 0
 
 
@@ -535,6 +589,10 @@ EXPERIMENTS = {
                           "run_app_aware_routing"),
     "fitfly-rails": ("[McGlohon19] Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
                      "fitfly_rails", "run_fitfly_rails"),
+    "fitfly-networks": ("[McGlohon19] Figs. 4-9 and Table 3, AMG and MultiGrid beside 0-72.5% background on Slim Fly, "
+                        "Fit Fly, Dragonfly and Megafly, and the equalised-bandwidth Fit Fly FDR and Slim Fly HDR: "
+                        "maximum communication time, mean packet latency, mean hops", "fitfly_networks",
+                        "run_fitfly_networks"),
 }
 """Experiment name -> (what it reproduces, module in slingsim.experiments, recipe function)."""
 

@@ -57,5 +57,5 @@ def test_stepping_with_a_progress_bar_gives_the_same_run(monkeypatch, small_conf
     monkeypatch.setenv("SLINGSIM_PROGRESS", "1")
     stepped = slingsim.run(small_config, progress=True, cache=False).summary
     whole = slingsim.run(small_config, progress=False, cache=False).summary
-    timing = ("wall_s", "build_s", "engine_wall_s", "provenance")
+    timing = ("wall_s", "cpu_s", "build_s", "engine_wall_s", "provenance")
     assert {k: v for k, v in stepped.items() if k not in timing} == {k: v for k, v in whole.items() if k not in timing}

@@ -181,7 +181,7 @@ def test_ugal_tracks_valiant_on_adversarial_traffic():
 def _without_timing(summary):
     """The summary without what differs between runs of one config: timings and when, how and where it ran."""
     return {k: v for k, v in summary.items()
-            if k not in ("wall_s", "build_s", "engine_wall_s", "provenance", "cached", "key")}
+            if k not in ("wall_s", "cpu_s", "build_s", "engine_wall_s", "provenance", "cached", "key")}
 
 
 def test_same_seed_gives_identical_results():

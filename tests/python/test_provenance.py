@@ -16,7 +16,7 @@ from conftest import SHORT_WINDOW, SMALL
 
 SETS = [arg for item in SHORT_WINDOW for arg in ("--set", item)]
 PROVENANCE_KEYS = {"config", "version", "commit", "seed", "command", "started", "platform", "engine"}
-VARIES = ("wall_s", "engine_wall_s", "build_s", "provenance", "cached", "key")
+VARIES = ("wall_s", "cpu_s", "engine_wall_s", "build_s", "provenance", "cached", "key")
 """Summary keys that differ between two runs of the same config (timings, when and how it ran)."""
 
 

@@ -67,6 +67,9 @@ def test_fitfly_path_selection_shortens_paths_below_slimfly():
 def test_paper_003_table_4_costs():
     assert slingsim.topology("slimfly-3k")["cost_usd"] == 9_501_856
     assert slingsim.topology("fitfly-3k")["cost_usd"] == 19_003_712
+    fdr = slingsim.topology("fitfly-3k-fdr")  # Table 4's Fit Fly FDR column
+    assert fdr["cost_usd"] == 14_462_344 and fdr["switches"] == 676
+    assert sum(fdr["links"].values()) == 12_506
 
 
 def test_every_shipped_topology_and_routing_is_deadlock_free():

@@ -462,11 +462,17 @@ pub struct TrafficConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     pub pattern: crate::traffic::PatternKind,
-    /// `bernoulli` (a message per message-slot with probability `load`) or
-    /// `poisson` (exponential gaps of mean slot / load).
+    /// `bernoulli` (a message per message-slot with probability `load`),
+    /// `poisson` (exponential gaps of mean slot / load) or `periodic` (gaps
+    /// of exactly slot / load from a random phase).
     pub process: crate::traffic::Process,
     pub load: f64,
     pub message_bytes: u64,
+    /// Mean time between a node's messages, instead of `load`: each node
+    /// sends `message_bytes` every `interval_ns` on average, so the message
+    /// size sets the intensity ([McGlohon19] Sec. 6.1.3: 100 us).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval_ns: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub flow_bytes: Option<u64>,
     pub flows_per_node: u32,
@@ -496,6 +502,7 @@ impl Default for TrafficConfig {
             process: crate::traffic::Process::Bernoulli,
             load: 0.5,
             message_bytes: 4096,
+            interval_ns: None,
             flow_bytes: None,
             flows_per_node: 1,
             start_ns: 0.0,
@@ -638,6 +645,9 @@ impl Config {
             if let Some(b) = t.flow_bytes {
                 check(&format!("{f}.flow_bytes"), b as f64, &lim::SIZE_BYTES)?;
                 check_count(&format!("{f}.flows_per_node"), t.flows_per_node as u64, 1, 1 << 20, "flows")?;
+            }
+            if let Some(interval) = t.interval_ns {
+                check(&format!("{f}.interval_ns"), interval, &lim::DURATION_NS)?;
             }
             // Checked for flow sources too (which send at line rate and do
             // not use it), so a source turned into one keeps a sane value.

@@ -133,6 +133,16 @@ fn every_named_workload_runs_to_completion() {
         if matches!(name, "sphinx" | "xapian" | "img-dnn") {
             job["params"] = json!({"service_mean_ns": 20_000.0});
         }
+        // The multigrids size their messages from their grids, and small
+        // grids keep them fast.
+        if name == "amg" {
+            job.as_object_mut().unwrap().remove("bytes");
+            job["params"] = json!({"n": 6});
+        }
+        if name == "multigrid" {
+            job.as_object_mut().unwrap().remove("bytes");
+            job["params"] = json!({"box": 8});
+        }
         let s = run(json!([job]), json!({}));
         assert_eq!(s["end_reason"], "jobs_done", "{name}: {:#}", s["jobs"]);
         assert_eq!(s["jobs"]["w"]["iterations"], 2, "{name}");
@@ -225,4 +235,30 @@ fn app_aware_settings_are_checked() {
     assert!(err.contains("mpi.app_aware.stall_scale"), "{err}");
     let err = Simulation::from_json(&cfg(json!({}), "app_aware")).err().unwrap().to_string();
     assert!(err.contains("job[0].routing") && err.contains("app-aware"), "{err}");
+}
+
+#[test]
+fn communication_time_runs_from_first_message_to_last_completion() {
+    // Rank 0 computes 5 us, sends 8 B to rank 1, computes 3 us more; rank 1
+    // only receives. [McGlohon19] Sec. 6.2: a rank's communication time runs
+    // from its first message to its last; rank 1 sends nothing, so the job's
+    // maximum is rank 0's: from the send (5 us in) to its completion.
+    let program = json!({"ranks": 2, "comms": [[0, 1]], "ops": [
+        [{"op": "compute", "ns": 5000.0}, {"op": "send", "comm": 0, "peer": 1, "tag": 0, "bytes": 8}, {"op": "compute", "ns": 3000.0}],
+        [{"op": "recv", "comm": 0, "peer": 0, "tag": 0, "bytes": 8}]]});
+    let s = run(json!([{"name": "p", "workload": "program", "program": program, "nodes": {"list": [0, 11]}}]),
+                json!({"send_overhead_ns": 0, "recv_overhead_ns": 0}));
+    let j = &s["jobs"]["p"];
+    let latency = j["message_latency_ns"]["mean"].as_f64().unwrap();
+    let span = j["max_comm_time_ns"].as_f64().unwrap();
+    assert!((span - latency).abs() < 1e-6, "span {span} vs one message {latency}");
+    // Time not computing (CODES' comm. time): rank 0 waits for its eager
+    // send's delivery; rank 1 waits 5 us plus the message's latency.
+    let runtime = j["runtime_ns"].as_f64().unwrap();
+    assert!((runtime - (8000.0 + latency)).abs() < 1e-6, "{runtime}");
+    let mean = j["mpi_time_ns"]["mean"].as_f64().unwrap();
+    let max = j["mpi_time_ns"]["max"].as_f64().unwrap();
+    assert!((max - (5000.0 + latency)).abs() < 1e-6 && (mean - (latency + 5000.0 + latency) / 2.0).abs() < 1e-6, "{j:#}");
+    let fraction = j["mpi_time_fraction"].as_f64().unwrap();
+    assert!((fraction - mean / runtime).abs() < 1e-12);
 }

@@ -161,6 +161,23 @@ fn dumpi_info(py: Python<'_>, path: &str) -> PyResult<String> {
     Ok(v.to_string())
 }
 
+/// Writes a program (JSON text) as the DUMPI trace `dir/PREFIX.meta` with
+/// one `PREFIX-NNNN.bin` per rank; returns {meta, calls, left_out} as JSON text.
+#[pyfunction]
+fn write_dumpi(py: Python<'_>, program_json: &str, dir: &str, prefix: &str) -> PyResult<String> {
+    let (text, dir, prefix) = (program_json.to_owned(), std::path::PathBuf::from(dir), prefix.to_owned());
+    let v = py.detach(move || slingsim_core::trace::write_dumpi_json(&text, &dir, &prefix)).map_err(engine_error)?;
+    Ok(v.to_string())
+}
+
+/// The program a `[[job]]` table (JSON text) running a named workload gets
+/// on `ranks` ranks in a run of master seed `seed`, as JSON text.
+#[pyfunction]
+fn generate_program(py: Python<'_>, job_json: &str, ranks: u32, seed: u64) -> PyResult<String> {
+    let text = job_json.to_owned();
+    py.detach(move || slingsim_core::mpi::build::generated_program_json(&text, ranks, seed)).map_err(engine_error)
+}
+
 /// One simulation, built from a resolved config (JSON text).
 #[pyclass(module = "slingsim._core")]
 struct Simulation {
@@ -273,6 +290,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_dumpi, m)?)?;
     m.add_function(wrap_pyfunction!(program_info, m)?)?;
     m.add_function(wrap_pyfunction!(dumpi_info, m)?)?;
+    m.add_function(wrap_pyfunction!(write_dumpi, m)?)?;
+    m.add_function(wrap_pyfunction!(generate_program, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

@@ -19,6 +19,16 @@ from .. import atomic, provenance
 from ..tables import with_provenance, write_rows
 
 
+CHECKS_KEY = b"slingsim.checks"
+"""Schema metadata key of a study table's checks (JSON)."""
+
+
+def table_checks(table: Any) -> Dict[str, Any]:
+    """The checks a recipe stored with its table (empty if none)."""
+    text = (table.schema.metadata or {}).get(CHECKS_KEY)
+    return json.loads(text) if text else {}
+
+
 class StudyFolder:
     """The staging folder of a study's output (``path``) and its ``provenance`` record."""
 
@@ -31,11 +41,18 @@ class StudyFolder:
         for name, rows in tables.items():
             write_rows(self.path / f"{name}.parquet", rows, self.provenance)
 
-    def table(self, rows: List[Dict[str, Any]]) -> Any:
-        """``rows`` as a pyarrow table with the study's provenance in its schema metadata."""
+    def table(self, rows: List[Dict[str, Any]], checks: Optional[Dict[str, Any]] = None) -> Any:
+        """``rows`` as a pyarrow table with the study's provenance in its schema metadata, and
+        ``checks`` (what the recipe verified, e.g. ``shares_checked``) under ``slingsim.checks``
+        as JSON; the checks are also written to ``checks.json``."""
         import pyarrow as pa
 
-        return with_provenance(pa.Table.from_pylist(rows), self.provenance)
+        table = with_provenance(pa.Table.from_pylist(rows), self.provenance)
+        if checks is not None:
+            text = json.dumps(checks, indent=1)
+            atomic.write_text(self.path / "checks.json", text + "\n")
+            table = table.replace_schema_metadata({**(table.schema.metadata or {}), CHECKS_KEY: text.encode()})
+        return table
 
 
 @contextlib.contextmanager

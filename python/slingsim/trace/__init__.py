@@ -16,7 +16,7 @@ from __future__ import annotations
 import errno
 import json
 from pathlib import Path
-from typing import Any, Dict, Tuple, Union
+from typing import Any, Dict, Optional, Tuple, Union
 
 PathLike = Union[str, Path]
 
@@ -75,3 +75,42 @@ def _read_otf2(path: PathLike) -> Tuple[Dict[str, Any], Dict[str, int]]:
         return read_otf2(path)
     except ImportError as err:  # the otf2 package's own error says how to install it
         raise ImportError(f"{path}: reading OTF2 traces needs slingsim.trace.otf2 and the otf2 package: {err}") from err
+
+
+DEFAULT_SEED = 1
+"""``sim.seed`` of a config that does not set one: a generated program's random choices derive from it."""
+
+
+def workload_program(
+    workload: str,
+    ranks: int,
+    iterations: Optional[int] = None,
+    params: Optional[Dict[str, Any]] = None,
+    seed: int = DEFAULT_SEED,
+    compute_scale: float = 1.0,
+) -> Dict[str, Any]:
+    """The program a job running the named ``workload`` (``"amg"``, ``"multigrid"``,
+    ``"halo3d"``, ...; docs/workloads.md) gets on ``ranks`` ranks in a run of
+    master seed ``seed``, with its ``params`` and ``iterations``: the same
+    operations :func:`slingsim.run` would replay."""
+    from .. import _core
+
+    job: Dict[str, Any] = {"workload": workload, "params": dict(params or {}), "compute_scale": compute_scale}
+    if iterations is not None:
+        job["iterations"] = iterations
+    return json.loads(_core.generate_program(json.dumps(job), int(ranks), int(seed)))
+
+
+def write_dumpi(program: Dict[str, Any], out: PathLike, prefix: str = "dumpi") -> Dict[str, Any]:
+    """Write ``program`` (a dict as :func:`load` or :func:`workload_program` give) as the
+    DUMPI trace ``out/PREFIX.meta`` with one ``PREFIX-NNNN.bin`` per rank, so other
+    simulators can replay it and :func:`load` reads back the same operations.
+
+    Returns ``{"meta": path, "calls": {MPI call: count}, "left_out": {kind: count}}``:
+    iteration marks and rank timers are no MPI call and are left out (counted);
+    what DUMPI cannot hold raises ``slingsim.ConfigError`` naming the rank and
+    operation (docs/traces.md, "Writing DUMPI").
+    """
+    from .. import _core
+
+    return json.loads(_core.write_dumpi(json.dumps(program), str(out), prefix))

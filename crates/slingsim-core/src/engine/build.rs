@@ -79,7 +79,7 @@ impl Simulation {
         check_link_retry(&cfg, frame)?;
         let qos = qos(&cfg, classes, net.channels.len());
         let nics = nics(&cfg, &net, frame, &cc, &qos, !fail_at.is_empty())?;
-        let traffic = traffic(&cfg, &net, frame, sources, &modes);
+        let traffic = traffic(&cfg, &net, frame, sources, &modes)?;
         let measure = measurement(&cfg, traffic.sources.len());
         let mut sim = Simulation {
             clock: Clock { now: 0, warmup: window.warmup, window_end: window.window_end, end: window.end, watchdog, last_progress: 0 },
@@ -379,22 +379,36 @@ fn nics(cfg: &Config, net: &Network, frame: Frame, cc: &Congestion, qos: &Qos, f
     })
 }
 
-/// The traffic sources with their modes, random streams and message sizes.
-fn traffic(cfg: &Config, net: &Network, frame: Frame, sources: Vec<Source>, modes: &Modes) -> Traffic {
+/// The traffic sources with their modes, random streams and message sizes;
+/// a source given an interval gets the load that makes its messages that
+/// far apart on average.
+fn traffic(cfg: &Config, net: &Network, frame: Frame, mut sources: Vec<Source>, modes: &Modes) -> Result<Traffic> {
     let node_bw = cfg.nic.bandwidth_bps * net.rails as f64;
     let mut slot_ps = Vec::new();
     let mut msg_wire = Vec::new();
-    for s in &sources {
+    for (i, s) in sources.iter_mut().enumerate() {
         let bytes = match s.injection {
             Injection::Bernoulli { message_bytes, .. } => message_bytes,
             Injection::Flows { bytes, .. } => bytes,
         };
         let wire = crate::nic::message_wire_bytes(frame, bytes, cfg.nic.mtu_payload);
         msg_wire.push(wire);
-        slot_ps.push(wire as f64 * 8.0e12 / node_bw);
+        let slot = wire as f64 * 8.0e12 / node_bw;
+        slot_ps.push(slot);
+        if let (Some(interval), Injection::Bernoulli { load, .. }) = (cfg.traffic[i].interval_ns, &mut s.injection) {
+            // Its range is checked with the config's numbers (config.rs).
+            let field = format!("traffic[{i}].interval_ns");
+            *load = slot / (interval * 1000.0);
+            if *load > 1.0 {
+                return Err(ConfigError::new(
+                    field,
+                    format!("a node cannot send {bytes} B ({wire} B on the wire) every {interval} ns: that takes {:.0} ns at its injection bandwidth; lengthen the interval or shrink message_bytes", slot / 1000.0),
+                ));
+            }
+        }
     }
     let seed = cfg.sim.seed;
-    Traffic {
+    Ok(Traffic {
         has_bernoulli: sources.iter().any(|s| matches!(s.injection, Injection::Bernoulli { .. })),
         rng: (0..sources.len()).map(|i| Rng::new(seed, 0x1_0000 + i as u64)).collect(),
         slot_ps,
@@ -404,7 +418,7 @@ fn traffic(cfg: &Config, net: &Network, frame: Frame, sources: Vec<Source>, mode
         api_source: None,
         seed,
         sources,
-    }
+    })
 }
 
 /// Empty counters for `sources` sources.

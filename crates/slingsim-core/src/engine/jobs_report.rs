@@ -49,6 +49,7 @@ impl Simulation {
                 .take(MAX_LISTED)
                 .map(|r| json!({"rank": r.world, "node": r.node, "op_index": r.pc.saturating_sub(1), "op": job.program.ops[r.world as usize].get(r.pc.saturating_sub(1))}))
                 .collect();
+            let comm = self.communication_times(j);
             let modes = crate::mpi::app_aware::MODES;
             let app_aware = if job.app_aware {
                 json!({modes[0].name(): job.mode_messages[0], modes[1].name(): job.mode_messages[1]})
@@ -84,6 +85,9 @@ impl Simulation {
                     "ranks_done": job.ranks_done,
                     "waiting_ranks": waiting,
                     "app_aware_messages": app_aware,
+                    "max_comm_time_ns": comm.max_span,
+                    "mpi_time_ns": comm.mpi_time,
+                    "mpi_time_fraction": comm.mpi_fraction,
                 }),
             );
         }
@@ -105,6 +109,58 @@ impl Simulation {
         t.push("iteration", Column::U64(it));
         t.push("time_ns", Column::F64(ns));
         t
+    }
+}
+
+/// A job's communication times (null where they do not apply).
+struct CommunicationTimes {
+    /// [McGlohon19] Sec. 6.2: per rank, from its first message to the
+    /// completion of its last request; the maximum over the ranks.
+    max_span: Value,
+    /// Per rank, time from the job's start to the rank's end not spent in
+    /// compute operations (CODES' "comm. time": elapsed minus compute):
+    /// `{mean, max}` over the ranks.
+    mpi_time: Value,
+    /// Mean over the ranks of that time, divided by the job's run time.
+    mpi_fraction: Value,
+}
+
+impl Simulation {
+    /// Communication times of job `j`: null unless every rank finished (a
+    /// repeating job's ranks never do), the span null if no rank sent.
+    fn communication_times(&self, j: usize) -> CommunicationTimes {
+        let job = &self.mpi.jobs[j];
+        let ranks = &self.mpi.ranks[job.first_rank as usize..(job.first_rank + job.ranks) as usize];
+        let finished = job.end != NEVER && !job.repeat && ranks.iter().all(|r| r.done_at != NEVER);
+        if !finished {
+            return CommunicationTimes { max_span: Value::Null, mpi_time: Value::Null, mpi_fraction: Value::Null };
+        }
+        let max_span = ranks
+            .iter()
+            .filter(|r| r.first_message != NEVER)
+            .map(|r| r.last_completion.saturating_sub(r.first_message))
+            .max()
+            .map_or(Value::Null, |ps| json!(ps_to_ns(ps)));
+        let mpi: Vec<u64> = ranks
+            .iter()
+            .map(|r| {
+                let compute: u64 = job.program.ops[r.world as usize]
+                    .iter()
+                    .map(|op| match op {
+                        crate::mpi::Op::Compute { ns } => crate::units::ns_to_ps(*ns),
+                        _ => 0,
+                    })
+                    .sum();
+                (r.done_at - job.start).saturating_sub(compute)
+            })
+            .collect();
+        let mean = mpi.iter().map(|&t| t as f64).sum::<f64>() / mpi.len().max(1) as f64;
+        let runtime = (job.end - job.start) as f64;
+        CommunicationTimes {
+            max_span,
+            mpi_time: json!({"mean": mean / 1000.0, "max": ps_to_ns(mpi.iter().copied().max().unwrap_or(0))}),
+            mpi_fraction: if runtime > 0.0 { json!(mean / runtime) } else { Value::Null },
+        }
     }
 }
 

@@ -87,6 +87,7 @@ impl Simulation {
             return true;
         }
         r.blocked = Blocked::Done;
+        r.done_at = self.clock.now;
         job.ranks_done += 1;
         if job.ranks_done == job.ranks {
             job.end = self.clock.now;
@@ -230,6 +231,7 @@ impl Simulation {
         let rendezvous = !local && bytes > p.eager_threshold;
         let size = if rendezvous { p.control_bytes } else { bytes };
         let r = &mut self.mpi.ranks[g as usize];
+        r.first_message = r.first_message.min(self.clock.now);
         let seq = r.send_seq.entry(dst).or_insert(0);
         let env = Envelope { src: g, dst, comm, src_in_comm, tag, ctx, bytes, seq: *seq, send_req: slot, rendezvous, posted: self.clock.now };
         *seq += 1;
@@ -271,7 +273,9 @@ impl Simulation {
             return slot;
         }
         let dst = self.mpi_peer(g, comm, peer);
-        let job = &mut self.mpi.jobs[self.mpi.ranks[g as usize].job as usize];
+        let r = &mut self.mpi.ranks[g as usize];
+        r.first_message = r.first_message.min(self.clock.now);
+        let job = &mut self.mpi.jobs[r.job as usize];
         job.messages += 1;
         job.bytes += bytes;
         if get {
@@ -452,6 +456,7 @@ impl Simulation {
     /// Request `slot` of rank `g` completed at `at`.
     fn mpi_complete(&mut self, g: u32, slot: u32, at: Ps) {
         let r = &mut self.mpi.ranks[g as usize];
+        r.last_completion = r.last_completion.max(at);
         let q = &mut r.reqs[slot as usize];
         q.done = true;
         q.done_at = at;

@@ -141,8 +141,8 @@ impl Simulation {
     }
 
     /// Time (ps) to a source's next message at one node: a geometric number
-    /// of message slots (Bernoulli) or an exponential gap (Poisson), both of
-    /// mean slot / load.
+    /// of message slots (Bernoulli), an exponential gap (Poisson) or a fixed
+    /// one (periodic), all of mean slot / load.
     fn next_gap(&mut self, s: usize) -> f64 {
         let tr = &mut self.traffic;
         let Injection::Bernoulli { load, process, .. } = tr.sources[s].injection else {
@@ -153,6 +153,7 @@ impl Simulation {
         match process {
             crate::traffic::Process::Bernoulli => rng.geometric(load) as f64 * slot,
             crate::traffic::Process::Poisson => -(1.0 - rng.unit()).ln() * slot / load,
+            crate::traffic::Process::Periodic => slot / load,
         }
     }
 

@@ -64,12 +64,36 @@ pub fn plan_jobs(jobs: &[JobConfig], alloc: &mut NodeAllocator, seed: u64, taken
                 }
                 scale_compute(p, j.compute_scale)
             }
-            None => super::workloads::generate(&field, j, slots as u32, seed ^ j.seed.wrapping_mul(0x9E37_79B9))?,
+            None => generated_program(&field, j, slots as u32, seed)?,
         };
         super::validate::validate(&format!("{field}.program"), &program)?;
         out.push(JobPlan { name, nodes, ppn: j.ppn, program, start: ns_to_ps(j.start_ns), repeat: j.repeat });
     }
     Ok(out)
+}
+
+/// The program a job running a named workload on `ranks` ranks gets in a
+/// run with master seed `sim_seed` (`sim.seed`), its compute scaled by the
+/// job's `compute_scale`.
+pub fn generated_program(field: &str, j: &JobConfig, ranks: u32, sim_seed: u64) -> Result<Program> {
+    let program = super::workloads::generate(field, j, ranks, sim_seed ^ j.seed.wrapping_mul(0x9E37_79B9))?;
+    Ok(scale_compute(program, j.compute_scale))
+}
+
+/// [`generated_program`] of a `[[job]]` table given as JSON text, as the
+/// JSON text of its [`Program`].
+pub fn generated_program_json(job_json: &str, ranks: u32, sim_seed: u64) -> Result<String> {
+    let de = &mut serde_json::Deserializer::from_str(job_json);
+    let job: JobConfig = serde_path_to_error::deserialize(de).map_err(|e| ConfigError::new(format!("job.{}", e.path()), e.inner().to_string()))?;
+    if matches!(job.workload, super::workloads::Workload::Trace | super::workloads::Workload::Program) {
+        return Err(ConfigError::new("job.workload", "a trace or inline program is not generated; name a workload such as \"amg\" or \"multigrid\""));
+    }
+    if ranks == 0 {
+        return Err(ConfigError::new("ranks", "must be at least 1"));
+    }
+    let program = generated_program("job", &job, ranks, sim_seed)?;
+    super::validate::validate("job.program", &program)?;
+    Ok(serde_json::to_string(&program).expect("a program serialises"))
 }
 
 /// The program of a job that brings its own (inline or a trace).

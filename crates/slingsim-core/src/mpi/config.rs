@@ -132,10 +132,12 @@ pub struct JobConfig {
     pub burst_gap_ns: f64,
     /// Workload-specific parameters (see docs/workloads.md).
     pub params: serde_json::Map<String, serde_json::Value>,
-    /// Trace replay: path, and the factor applied to its compute gaps
-    /// (0 drops them).
+    /// Trace replay: its path.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
+    /// Factor on every compute operation of the job's program (a trace's
+    /// gaps between calls, a generated workload's compute); 0 drops them,
+    /// replaying communication only (CODES' `--disable_compute`).
     pub compute_scale: f64,
     /// The program itself (`workload = "program"`), as produced by a trace
     /// reader or by hand.
@@ -144,6 +146,9 @@ pub struct JobConfig {
     /// Seed offset of the workload's random choices.
     pub seed: u64,
 }
+
+/// `bytes` of a job that does not set it.
+pub const DEFAULT_BYTES: u64 = 8;
 
 impl Default for JobConfig {
     fn default() -> Self {
@@ -157,7 +162,7 @@ impl Default for JobConfig {
             class: None,
             dscp: None,
             workload: super::workloads::Workload::Collective(super::op::Collective::Allreduce),
-            bytes: 8,
+            bytes: DEFAULT_BYTES,
             iterations: None,
             compute_ns: 0.0,
             repeat: false,

@@ -136,6 +136,14 @@ pub struct Rank {
     pub timer: Ps,
     /// When the current pass through the program began (repeating jobs).
     pub pass_start: Ps,
+    /// When the rank first posted a message (a send, a collective's send or
+    /// a one-sided operation; `u64::MAX`: never) and when the last of its
+    /// requests completed: [McGlohon19] Sec. 6.2's communication time of a
+    /// rank runs from the first to the last.
+    pub first_message: Ps,
+    pub last_completion: Ps,
+    /// When the rank reached the end of its program (`u64::MAX`: not yet).
+    pub done_at: Ps,
 }
 
 impl Rank {
@@ -162,6 +170,9 @@ impl Rank {
             iteration: 0,
             timer: 0,
             pass_start: 0,
+            first_message: u64::MAX,
+            last_completion: 0,
+            done_at: u64::MAX,
         }
     }
 

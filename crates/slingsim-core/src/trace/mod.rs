@@ -52,6 +52,16 @@ pub fn dumpi_info_json(path: &Path) -> Result<serde_json::Value> {
     Ok(info::program_info(&trace.program, Some(&trace.calls)))
 }
 
+/// Writes a program (the JSON text of [`Program`]) as a DUMPI trace
+/// `dir/PREFIX.meta` + `dir/PREFIX-NNNN.bin`; returns what was written as
+/// JSON: `meta` (the path), `calls` (MPI calls by name), `left_out`
+/// (operations that are no MPI call, by kind).
+pub fn write_dumpi_json(program_json: &str, dir: &Path, prefix: &str) -> Result<serde_json::Value> {
+    let program: Program = serde_json::from_str(program_json).map_err(|e| crate::error::ConfigError::new("program", format!("not a program: {e}")))?;
+    let w = dumpi::write::write_dumpi(&program, dir, prefix)?;
+    Ok(serde_json::json!({"meta": w.meta.display().to_string(), "calls": w.calls, "left_out": w.left_out}))
+}
+
 /// A sample trace, for tests: the copies made for this project are in
 /// `tests/data`; the third-party ones (SST's test trace, a BG/P run) only in
 /// `../shared/traces` beside the repository, and the tests that read them are

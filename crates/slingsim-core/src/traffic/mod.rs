@@ -20,11 +20,16 @@ pub enum Process {
     Bernoulli,
     /// Exponential gaps with the same mean.
     Poisson,
+    /// Gaps of exactly the mean, each node starting at a random phase: the
+    /// background of [McGlohon19] Sec. 6.1.3, one message per node every
+    /// `interval_ns` (CODES' synthetic ranks wait their mean interval plus
+    /// a 1 ns exponential jitter between messages).
+    Periodic,
 }
 
 impl crate::names::Named for Process {
     const WHAT: &'static str = "arrival process";
-    const REGISTRY: &'static [(&'static str, Self)] = &[("bernoulli", Process::Bernoulli), ("poisson", Process::Poisson)];
+    const REGISTRY: &'static [(&'static str, Self)] = &[("bernoulli", Process::Bernoulli), ("poisson", Process::Poisson), ("periodic", Process::Periodic)];
 }
 crate::named_serde!(Process);
 
@@ -71,8 +76,14 @@ pub fn build_sources(cfgs: &[TrafficConfig], topo: &Topology, net: &Network, see
         let groups: Vec<u32> = nodes.iter().map(|&n| topo.group(net.endpoint_switch[net.endpoint_of(NodeId(n), 0)])).collect();
         let pattern = Pattern::build(&field, t.pattern, &groups, t.target, &mut rng)?;
         // Loads, sizes and counts are checked with the config's numbers.
+        if t.interval_ns.is_some() && t.flow_bytes.is_some() {
+            return Err(ConfigError::new(format!("{field}.interval_ns"), "a flow source (flow_bytes) starts its flows at once and has no interval; drop one of the two"));
+        }
         let injection = match t.flow_bytes {
             Some(bytes) => Injection::Flows { bytes, per_node: t.flows_per_node },
+            // The load follows from the message size and the interval once
+            // the injection bandwidth is known (engine/build.rs).
+            None if t.interval_ns.is_some() => Injection::Bernoulli { load: 1.0, message_bytes: t.message_bytes, process: t.process },
             None => Injection::Bernoulli { load: t.load, message_bytes: t.message_bytes, process: t.process },
         };
         let stop_ps = t.stop_ns.map_or(u64::MAX, crate::units::ns_to_ps);

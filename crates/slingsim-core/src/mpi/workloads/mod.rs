@@ -1,11 +1,15 @@
 //! Programs of the named workloads a job can run (docs/workloads.md).
 
 mod aggressors;
+pub mod amg;
+mod amg_levels;
 #[cfg(test)]
 mod check;
 pub mod gpcnet;
 mod halo;
 mod micro;
+pub mod multigrid;
+mod phases;
 mod proxies;
 mod service;
 
@@ -99,6 +103,11 @@ pub enum Workload {
     Lammps,
     Fft,
     Resnet,
+    /// An algebraic multigrid solve after AMG2013 ([McGlohon19] Sec. 6.1.1).
+    Amg,
+    /// A geometric multigrid solve on boxes after BoxLib's MultiGrid_C
+    /// ([McGlohon19] Sec. 6.1.2).
+    Multigrid,
     /// A latency-critical service; its name selects the Tailbench-like profile.
     Service(&'static str),
     Trace,
@@ -131,6 +140,8 @@ impl crate::names::Named for Workload {
         ("lammps", Workload::Lammps),
         ("fft", Workload::Fft),
         ("resnet", Workload::Resnet),
+        ("amg", Workload::Amg),
+        ("multigrid", Workload::Multigrid),
         ("service", Workload::Service("service")),
         ("silo", Workload::Service("silo")),
         ("xapian", Workload::Service("xapian")),
@@ -231,6 +242,14 @@ fn build(spec: &Spec<'_>, workload: Workload) -> Result<Program> {
         Workload::Resnet => {
             spec.only_params(&["buckets"])?;
             proxies::resnet(&spec)
+        }
+        Workload::Amg => {
+            spec.only_params(amg::PARAMS)?;
+            amg::amg(&spec)
+        }
+        Workload::Multigrid => {
+            spec.only_params(multigrid::PARAMS)?;
+            multigrid::multigrid(&spec)
         }
         Workload::Service(name) => {
             spec.only_params(service::PARAMS)?;

@@ -13,6 +13,7 @@ pub mod meta;
 pub mod names;
 pub mod record;
 pub mod sections;
+pub mod write;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,91 @@
+"""[McGlohon19] Sec. 6.4-6.5: AMG and MultiGrid beside background traffic on Slim Fly, Fit Fly,
+Dragonfly and Megafly (Figs. 4-9, Table 3), and what the paper's comparison must show."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from slingsim.experiments.fitfly_networks import (
+    BACKGROUND, NETWORKS, allocation, background_bytes, point_config, run_fitfly_networks,
+)
+from slingsim.experiments.output import table_checks
+
+
+def test_background_bytes_make_the_intensity_at_100_us():
+    # 72.5% of 12.5 GiB/s for 100 us: 973,078 B per message.
+    assert background_bytes(0.725) == round(0.725 * 12.5 * 2**30 * 1e-4)
+    assert background_bytes(0.0) == 0
+    assert max(BACKGROUND) == 0.725 and min(BACKGROUND) == 0.0
+
+
+def test_every_network_gets_the_same_allocation_map():
+    pool, background = allocation(quick=False)
+    assert len(pool) == 1728 and len(background) == 1000 and not set(pool) & set(background)
+    assert max(pool + background) < 3042  # nodes every network has
+    jobs = {k: point_config(k, "mg", 0.5, False, 1e9) for k in NETWORKS}
+    lists = {json.dumps([c["job"][0]["nodes"], c["traffic"][0]["nodes"]]) for c in jobs.values()}
+    assert len(lists) == 1
+    cfg = jobs["fitfly-fdr"]
+    assert cfg["job"][0]["compute_scale"] == 0.0 and cfg["links"]["bandwidth_bps"] == 7 * 2**30 * 8
+    assert cfg["traffic"][0]["interval_ns"] == 100_000 and cfg["traffic"][0]["process"] == "periodic"
+    assert jobs["slimfly-hdr"]["links"]["bandwidth_bps"] == 25 * 2**30 * 8
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fitfly-networks")
+    table = run_fitfly_networks(out, quick=True, scheduler="sync", progress=False)
+    return out, table
+
+
+def test_quick_shows_what_the_paper_shows(quick):
+    out, table = quick
+    rows = table.to_pylist()
+    at = {(r["network"], r["workload"], r["background"]): r for r in rows}
+    for w in ("amg", "mg"):
+        idle = [at[(n, w, 0.0)]["max_comm_time_ns"] for n in ("slimfly", "fitfly", "dragonfly", "megafly")]
+        assert max(idle) < 1.6 * min(idle), f"{w}: the four networks are close without background: {idle}"
+        loaded = {n: at[(n, w, 0.725)] for n in ("slimfly", "fitfly", "dragonfly", "megafly")}
+        comm = {n: r["max_comm_time_ns"] if r["max_comm_time_ns"] is not None else float("inf") for n, r in loaded.items()}
+        assert comm["fitfly"] == min(comm.values()), f"{w}: Fit Fly lowest at 72.5%: {comm}"
+        assert comm["slimfly"] < comm["dragonfly"] and comm["slimfly"] < comm["megafly"], comm
+        for f in (0.0, 0.725):
+            hops = {n: at[(n, w, f)]["mean_hops"] for n in ("slimfly", "fitfly", "dragonfly", "megafly")}
+            assert max(hops["slimfly"], hops["fitfly"]) < min(hops["dragonfly"], hops["megafly"]), hops
+            assert at[("slimfly", w, f)]["mean_hops_codes"] == pytest.approx(hops["slimfly"] + 1.0)
+    for r in rows:
+        assert r["network"] in ("slimfly", "fitfly", "dragonfly", "megafly") and r["workload"] in ("amg", "mg")
+        assert (r["max_comm_time_ns"] is None) == r["capped"]
+    checks = table_checks(table)
+    assert checks["shares_checked"] is True
+    assert all(s["shared_links"] > 0 and s["amg_bytes_shared"] > 0 for s in checks["shares"].values())
+    assert (out / "networks.png").is_file() and (out / "table3.parquet").is_file() and (out / "checks.json").is_file()
+
+
+def test_cli_json_gives_the_rows_and_the_checks(quick, capsys, monkeypatch, tmp_path):
+    from slingsim.cli import main
+
+    # The quick study is in the session's result store already: this only reads it.
+    assert main(["experiment", "fitfly-networks", "--quick", "--json", "--scheduler", "sync", "--quiet",
+                 "--out", str(tmp_path / "again")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["shares_checked"] is True and report["experiment"] == "fitfly-networks"
+    keys = {"network", "workload", "background", "max_comm_time_ns", "mean_latency_ns", "mean_hops"}
+    assert all(keys <= set(r) for r in report["results"])
+    assert len(report["results"]) == 4 * 2 * 3
+
+
+@pytest.mark.slow
+def test_full_study_shows_what_the_paper_shows(tmp_path):
+    rows = run_fitfly_networks(tmp_path, progress=False).to_pylist()
+    at = {(r["network"], r["link_gibps"], r["workload"], r["background"]): r for r in rows}
+    for w in ("amg", "mg"):
+        comm = {n: at[(n, 12.5, w, 0.725)]["max_comm_time_ns"] or float("inf") for n in ("slimfly", "fitfly", "dragonfly", "megafly")}
+        assert comm["fitfly"] == min(comm.values()), comm
+        assert comm["slimfly"] < min(comm["dragonfly"], comm["megafly"]), comm
+        # Equalised bandwidth (Sec. 6.5): Fit Fly still ahead under heavy background.
+        fdr = at[("fitfly", 7.0, w, 0.725)]["max_comm_time_ns"] or float("inf")
+        hdr = at[("slimfly", 25.0, w, 0.725)]["max_comm_time_ns"] or float("inf")
+        assert fdr < comm["slimfly"] and comm["fitfly"] < hdr, (fdr, hdr, comm)
+    assert sum(r["wall_s"] for r in rows) < 2 * 3600

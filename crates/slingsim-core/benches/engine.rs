@@ -40,6 +40,7 @@ use serde_json::{json, Value};
 use slingsim_core::event::{Event, EventQueue};
 use slingsim_core::ids::PacketId;
 use slingsim_core::rng::Rng;
+use slingsim_core::units::Ps;
 use slingsim_core::Simulation;
 
 /// Pending events in the event-queue benchmarks.
@@ -49,6 +50,11 @@ const HOLD_OPS: u64 = 1_000;
 /// Events are scheduled up to this far ahead (ps): 2 us, a few hops of
 /// serialization and latency, so the wheel holds about one event per bucket.
 const HORIZON_PS: u64 = 2_000_000;
+
+/// A random time up to [`HORIZON_PS`] ahead.
+fn ahead(rng: &mut Rng) -> Ps {
+    Ps(rng.below(HORIZON_PS))
+}
 
 fn event_queue(c: &mut Criterion) {
     let mut g = c.benchmark_group("event_queue");
@@ -60,11 +66,11 @@ fn event_queue(c: &mut Criterion) {
     g.throughput(Throughput::Elements(2 * QUEUE_EVENTS as u64));
     g.bench_function("fill_drain_10k", |b| {
         let mut rng = Rng::new(1, 0);
-        let offsets: Vec<u64> = (0..QUEUE_EVENTS).map(|_| rng.below(HORIZON_PS)).collect();
+        let offsets: Vec<Ps> = (0..QUEUE_EVENTS).map(|_| ahead(&mut rng)).collect();
         // One queue throughout, so its buckets keep their allocations as in
         // a long run; each fill starts at the time of the last event popped.
         let mut q = EventQueue::default();
-        let mut now = 0;
+        let mut now = Ps::ZERO;
         b.iter(|| {
             for (i, &dt) in offsets.iter().enumerate() {
                 q.push(now + dt, Event::Arrive(PacketId(i as u32)));
@@ -81,12 +87,12 @@ fn event_queue(c: &mut Criterion) {
         let mut rng = Rng::new(1, 1);
         let mut q = EventQueue::default();
         for i in 0..QUEUE_EVENTS {
-            q.push(rng.below(HORIZON_PS), Event::Arrive(PacketId(i)));
+            q.push(ahead(&mut rng), Event::Arrive(PacketId(i)));
         }
         b.iter(|| {
             for _ in 0..HOLD_OPS {
                 let (t, ev) = q.pop().expect("the queue never drains");
-                q.push(t + rng.below(HORIZON_PS), black_box(ev));
+                q.push(t + ahead(&mut rng), black_box(ev));
             }
         });
         assert_eq!(q.len(), QUEUE_EVENTS as usize);

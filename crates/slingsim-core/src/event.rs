@@ -138,6 +138,19 @@ const KEEP_CAPACITY: usize = 64;
 const INSERTION_SORT_MAX: usize = 24;
 const MERGE_SORT_MAX: usize = 512;
 
+/// Absolute number of the bucket holding time `t`: the one place besides
+/// [`slot_in_bucket`] where the queue works on the raw picoseconds.
+#[inline(always)]
+fn bucket_of(t: Ps) -> u64 {
+    t.0 >> BUCKET_BITS
+}
+
+/// Offset of time `t` inside its bucket (its low `BUCKET_BITS` bits).
+#[inline(always)]
+fn slot_in_bucket(t: Ps) -> usize {
+    (t.0 & ((1 << BUCKET_BITS) - 1)) as usize
+}
+
 /// Pending events, earliest first, ties in scheduling order.
 ///
 /// A timing wheel (calendar queue): events within the horizon go to the
@@ -196,7 +209,7 @@ impl EventQueue {
 
     fn push_packed(&mut self, at: Ps, event: u64) {
         let e = Entry { time: at, event };
-        let abs = at >> BUCKET_BITS;
+        let abs = bucket_of(at);
         if abs <= self.cur {
             // Into the range being drained: at the end if nothing there is
             // later, else beside it (it was scheduled after all of them).
@@ -234,7 +247,7 @@ impl EventQueue {
             return false;
         }
         if self.in_wheel == 0 {
-            self.cur = self.overflow.peek().expect("not empty").time >> BUCKET_BITS;
+            self.cur = bucket_of(self.overflow.peek().expect("not empty").time);
         } else {
             self.cur = self.next_occupied(self.cur + 1);
         }
@@ -244,7 +257,7 @@ impl EventQueue {
         // Overflow entries of this bucket were scheduled before any wheel
         // entry of it (they were beyond the horizon then): they go first.
         while let Some(e) = self.overflow.peek() {
-            if e.time >> BUCKET_BITS != self.cur {
+            if bucket_of(e.time) != self.cur {
                 break;
             }
             let e = self.overflow.pop().expect("peeked");
@@ -291,9 +304,8 @@ impl EventQueue {
         // Counting sort on the time's offset inside the bucket (stable).
         const SLOTS: usize = 1 << BUCKET_BITS;
         let mut count = [0u32; SLOTS + 1];
-        let mask = (SLOTS - 1) as u64;
         for e in &self.current[start..] {
-            count[(e.time & mask) as usize + 1] += 1;
+            count[slot_in_bucket(e.time) + 1] += 1;
         }
         if count.iter().filter(|&&c| c > 0).count() <= 1 {
             return; // one distinct time: already in order
@@ -302,9 +314,9 @@ impl EventQueue {
             count[i] += count[i - 1];
         }
         self.scratch.clear();
-        self.scratch.resize(n, Entry { time: 0, event: 0 });
+        self.scratch.resize(n, Entry { time: Ps::ZERO, event: 0 });
         for e in &self.current[start..] {
-            let slot = &mut count[(e.time & mask) as usize];
+            let slot = &mut count[slot_in_bucket(e.time)];
             self.scratch[*slot as usize] = *e;
             *slot += 1;
         }
@@ -314,7 +326,7 @@ impl EventQueue {
     /// Absolute number of the first non-empty wheel bucket at or after
     /// `from`, or the bucket of the earliest overflow entry if that is sooner.
     fn next_occupied(&self, from: u64) -> u64 {
-        let limit = self.overflow.peek().map_or(u64::MAX, |e| e.time >> BUCKET_BITS);
+        let limit = self.overflow.peek().map_or(u64::MAX, |e| bucket_of(e.time));
         let mut abs = from;
         let end = self.cur + WHEEL as u64;
         while abs < end && abs < limit {
@@ -423,18 +435,18 @@ mod tests {
     #[test]
     fn ties_break_fifo() {
         let mut q = EventQueue::default();
-        q.push(10, Event::TryOutput(ChannelId(3)));
-        q.push(5, Event::TryOutput(ChannelId(9)));
-        q.push(10, Event::TryOutput(ChannelId(1)));
-        q.push(10, Event::Arrive(PacketId(0)));
+        q.push(Ps(10), Event::TryOutput(ChannelId(3)));
+        q.push(Ps(5), Event::TryOutput(ChannelId(9)));
+        q.push(Ps(10), Event::TryOutput(ChannelId(1)));
+        q.push(Ps(10), Event::Arrive(PacketId(0)));
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
             vec![
-                (5, Event::TryOutput(ChannelId(9))),
-                (10, Event::TryOutput(ChannelId(3))),
-                (10, Event::TryOutput(ChannelId(1))),
-                (10, Event::Arrive(PacketId(0))),
+                (Ps(5), Event::TryOutput(ChannelId(9))),
+                (Ps(10), Event::TryOutput(ChannelId(3))),
+                (Ps(10), Event::TryOutput(ChannelId(1))),
+                (Ps(10), Event::Arrive(PacketId(0))),
             ]
         );
     }
@@ -446,11 +458,11 @@ mod tests {
         let mut want = Vec::new();
         // Times spread over a few buckets, the wheel horizon and beyond.
         for i in 0..5000u32 {
-            let t = match i % 3 {
+            let t = Ps(match i % 3 {
                 0 => r.below(200),
                 1 => r.below(100_000),
                 _ => r.below(1_000_000_000),
-            };
+            });
             q.push(t, Event::Arrive(PacketId(i)));
             want.push((t, i));
         }
@@ -468,14 +480,14 @@ mod tests {
         let mut q = EventQueue::default();
         let mut r = Rng::new(4, 4);
         let mut popped = Vec::new();
-        q.push(0, Event::Arrive(PacketId(0)));
+        q.push(Ps::ZERO, Event::Arrive(PacketId(0)));
         let mut next = 1u32;
         while let Some((t, e)) = q.pop() {
             popped.push((t, e));
             if next < 20_000 {
                 for _ in 0..2 {
                     let dt = if r.below(10) == 0 { r.below(5_000_000_000) } else { r.below(20_000) };
-                    q.push(t + dt, Event::Arrive(PacketId(next)));
+                    q.push(t + Ps(dt), Event::Arrive(PacketId(next)));
                     next += 1;
                 }
             }
@@ -493,18 +505,18 @@ mod tests {
         let mut r = Rng::new(7, 7);
         let mut reference = std::collections::BTreeMap::new();
         let mut seq = 0u64;
-        let mut push = |q: &mut EventQueue, t: u64, reference: &mut std::collections::BTreeMap<(u64, u64), u32>| {
+        let mut push = |q: &mut EventQueue, t: Ps, reference: &mut std::collections::BTreeMap<(Ps, u64), u32>| {
             seq += 1;
             q.push(t, Event::Arrive(PacketId(seq as u32)));
             reference.insert((t, seq), seq as u32);
         };
         for _ in 0..200 {
-            let t = r.below(3) * 1000;
+            let t = Ps(r.below(3) * 1000);
             push(&mut q, t, &mut reference);
         }
         let mut popped = 0;
         // The engine's pop, which keeps three events at hand.
-        while let Some((t, e, _)) = q.pop_until(u64::MAX) {
+        while let Some((t, e, _)) = q.pop_until(Ps::MAX) {
             let (&key, &want) = reference.iter().next().expect("reference has it");
             reference.remove(&key);
             assert_eq!((t, e), (key.0, Event::Arrive(PacketId(want))), "pop {popped}");
@@ -517,7 +529,7 @@ mod tests {
                         2 => r.below(50_000),
                         _ => r.below(10_000_000),
                     };
-                    push(&mut q, t + dt, &mut reference);
+                    push(&mut q, t + Ps(dt), &mut reference);
                 }
             }
         }

@@ -1,14 +1,16 @@
 //! Measurement: latency histograms with percentiles, per-source counters
 //! (MODEL.md Sec. 8).
 
+use crate::units::Ps;
 use serde_json::{json, Value};
 
 /// Sub-buckets per power of two: relative bucket width 1/128 (< 0.8 %).
 const SUB_BITS: u32 = 7;
 const SUB: u64 = 1 << SUB_BITS;
 
-/// Log-linear histogram of non-negative integers (picoseconds here) with an
-/// exact mean; percentiles are accurate to the bucket width.
+/// Log-linear histogram of durations (latencies, completion times) with
+/// an exact mean; percentiles are accurate to the bucket width. It counts
+/// in raw picoseconds: the statistics it reports are in ps, as floats.
 #[derive(Clone, Debug, Default)]
 pub struct Histogram {
     counts: Vec<u64>,
@@ -42,9 +44,10 @@ fn bucket_low(b: usize) -> u64 {
 }
 
 impl Histogram {
-    /// Records one value.
+    /// Records one duration.
     #[inline]
-    pub fn record(&mut self, v: u64) {
+    pub fn record(&mut self, d: Ps) {
+        let v = d.0;
         let b = bucket(v);
         if b >= self.counts.len() {
             self.counts.resize(b + 1, 0);
@@ -60,7 +63,7 @@ impl Histogram {
         self.n
     }
 
-    /// Exact sum of the values.
+    /// Exact sum of the values (ps).
     pub fn sum(&self) -> u128 {
         self.sum
     }
@@ -75,8 +78,8 @@ impl Histogram {
     }
 
     /// Largest value.
-    pub fn max(&self) -> u64 {
-        self.max
+    pub fn max(&self) -> Ps {
+        Ps(self.max)
     }
 
     /// Value at quantile q in [0, 1], the midpoint of its bucket.
@@ -196,7 +199,7 @@ mod tests {
     fn percentiles_within_one_percent() {
         let mut h = Histogram::default();
         for v in 1..=100_000u64 {
-            h.record(v * 1000);
+            h.record(Ps(v * 1000));
         }
         for (q, want) in [(0.5, 50_000_000.0), (0.99, 99_000_000.0), (0.999, 99_900_000.0)] {
             let got = h.quantile(q);

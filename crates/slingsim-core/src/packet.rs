@@ -41,6 +41,9 @@ pub struct PacketHot {
     pub global_link: u32,
     pub wire: u32,
     /// Zero-load latency of the path so far (links and switches): an end-to-end ack takes this long back.
+    /// Picoseconds in 32 bits to keep the packet in one cache line; read
+    /// and set it through [`PacketHot::path_latency`], [`PacketHot::set_path_latency`]
+    /// and [`PacketHot::extend_path`].
     pub path_ps: u32,
     /// When the tail reaches the receiver of `ch`.
     pub tail: Ps,
@@ -91,6 +94,25 @@ impl PacketHot {
     pub fn set_via_switch(&mut self, s: SwitchId) {
         self.via = s.0;
         self.flags &= !FLAG_VIA_GROUP;
+    }
+
+    /// Zero-load latency of the path so far.
+    #[inline]
+    pub fn path_latency(&self) -> Ps {
+        Ps(self.path_ps as u64)
+    }
+
+    /// Sets the path's zero-load latency to `t` (its low 32 bits).
+    #[inline]
+    pub fn set_path_latency(&mut self, t: Ps) {
+        self.path_ps = t.0 as u32;
+    }
+
+    /// Adds `t` to the path's zero-load latency (its low 32 bits, the sum
+    /// stopping at the largest 32-bit value).
+    #[inline]
+    pub fn extend_path(&mut self, t: Ps) {
+        self.path_ps = self.path_ps.saturating_add(t.0 as u32);
     }
 
     /// The intermediate has been reached.
@@ -146,8 +168,8 @@ impl Packet {
                 global_link: NONE,
                 wire: 0,
                 path_ps: 0,
-                tail: 0,
-                ready: 0,
+                tail: Ps::ZERO,
+                ready: Ps::ZERO,
                 vc: 0,
                 in_vc: 0,
                 hops: 0,
@@ -155,7 +177,7 @@ impl Packet {
                 class: 0,
                 flags: 0,
             },
-            cold: PacketCold { msg, payload: 0, created: 0, injected: 0, source, mark_flows: 0, mark: 0, retries: 0 },
+            cold: PacketCold { msg, payload: 0, created: Ps::ZERO, injected: Ps::ZERO, source, mark_flows: 0, mark: 0, retries: 0 },
         }
     }
 }
@@ -276,7 +298,7 @@ pub struct PacketQueue {
 
 impl Default for PacketQueue {
     fn default() -> Self {
-        PacketQueue { head: PacketId::NONE, tail: PacketId::NONE, head_ready: 0, head_wire: 0, head_in_ch: ChannelId::NONE }
+        PacketQueue { head: PacketId::NONE, tail: PacketId::NONE, head_ready: Ps::ZERO, head_wire: 0, head_in_ch: ChannelId::NONE }
     }
 }
 

@@ -4,6 +4,7 @@
 
 use serde_json::{json, Value};
 use slingsim_core::Simulation;
+use slingsim_core::units::Ps;
 use std::time::{Duration, Instant};
 
 fn small(extra: Value) -> Value {
@@ -170,11 +171,11 @@ fn a_run_hands_back_control_in_slices() {
     let cfg = small(json!({"sim": {"duration_ns": 1e9}}));
     let mut sim = Simulation::from_json(&cfg.to_string()).unwrap();
     let t0 = Instant::now();
-    let slice = sim.run_slice(u64::MAX, Some(Duration::from_millis(20)));
+    let slice = sim.run_slice(Ps::MAX, Some(Duration::from_millis(20)));
     assert_eq!(slice, slingsim_core::Slice::Paused);
     assert!(t0.elapsed() < Duration::from_millis(500), "took {:?}", t0.elapsed());
     assert!(!sim.finished());
-    assert!(sim.now() > 0);
+    assert!(sim.now() > Ps::ZERO);
 }
 
 #[test]

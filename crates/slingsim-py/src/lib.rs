@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use slingsim_core::table::{Column, Table};
-use slingsim_core::units::{ns_to_ps, ps_to_ns};
+use slingsim_core::units::{ns_to_ps, ps_to_ns, Ps};
 use slingsim_core::ConfigError;
 use slingsim_core::ids::NodeId;
 
@@ -102,7 +102,7 @@ const SLICE: std::time::Duration = std::time::Duration::from_millis(50);
 /// checking for Python signals between them: Ctrl-C stops any run within a
 /// fraction of a second, with a KeyboardInterrupt. Returns whether the run
 /// has ended.
-fn run_interruptibly(py: Python<'_>, sim: &mut slingsim_core::Simulation, t: u64) -> PyResult<bool> {
+fn run_interruptibly(py: Python<'_>, sim: &mut slingsim_core::Simulation, t: Ps) -> PyResult<bool> {
     loop {
         match py.detach(|| sim.run_slice(t, Some(SLICE))) {
             slingsim_core::Slice::Ended => return Ok(true),
@@ -219,7 +219,7 @@ impl Simulation {
 
     /// Runs to the end (GIL released).
     fn run(&mut self, py: Python<'_>) -> PyResult<()> {
-        run_interruptibly(py, &mut self.inner, u64::MAX).map(|_| ())
+        run_interruptibly(py, &mut self.inner, Ps::MAX).map(|_| ())
     }
 
     /// Summary of the run as JSON text.

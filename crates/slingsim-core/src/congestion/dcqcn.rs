@@ -91,13 +91,13 @@ impl Pair {
             rate: p.line_rate_bps,
             target: p.line_rate_bps,
             alpha: 1.0,
-            alpha_stamp: 0,
-            timer_stamp: 0,
+            alpha_stamp: Ps::ZERO,
+            timer_stamp: Ps::ZERO,
             timer_stage: 0,
             byte_stage: 0,
             bytes_counted: 0,
-            next_send: 0,
-            last_cnp: 0,
+            next_send: Ps::ZERO,
+            last_cnp: Ps::ZERO,
         }
     }
 
@@ -118,12 +118,12 @@ impl Pair {
             let k = (now - self.alpha_stamp) / p.alpha_timer;
             if k > 0 {
                 self.alpha *= (1.0 - p.g).powi(k.min(1 << 20) as i32);
-                self.alpha_stamp += k * p.alpha_timer;
+                self.alpha_stamp += p.alpha_timer * k;
             }
         }
         if now > self.timer_stamp {
             let k = (now - self.timer_stamp) / p.rate_timer;
-            self.timer_stamp += k * p.rate_timer;
+            self.timer_stamp += p.rate_timer * k;
             for _ in 0..k.min(4096) {
                 self.timer_stage += 1;
                 self.increase(p);
@@ -173,7 +173,7 @@ impl Pair {
             self.next_send = now;
             return;
         }
-        self.next_send = self.next_send.max(now) + (wire as f64 * 8.0e12 / self.rate) as Ps;
+        self.next_send = self.next_send.max(now) + Ps::from_f64(wire as f64 * 8.0e12 / self.rate);
         self.bytes_counted += wire as u64;
         if self.bytes_counted >= p.byte_counter {
             self.bytes_counted -= p.byte_counter;
@@ -249,8 +249,8 @@ impl CongestionControl for Dcqcn {
         let p = &self.p;
         let st = self.pairs.entry(pair_key(src, dst)).or_insert_with(|| Pair::new(p));
         // last_cnp = 0: none sent yet (a sent one is stamped at least 1).
-        if st.last_cnp == 0 || t >= st.last_cnp + p.cnp_interval {
-            st.last_cnp = t.max(1);
+        if st.last_cnp == Ps::ZERO || t >= st.last_cnp + p.cnp_interval {
+            st.last_cnp = t.max(Ps(1));
             self.cnps += 1;
             return true;
         }
@@ -288,12 +288,12 @@ mod tests {
     fn cuts_by_alpha_and_recovers_with_timers() {
         let p = params();
         let mut s = Pair::new(&p);
-        s.cut(&p, 1_000);
+        s.cut(&p, Ps(1_000));
         assert!((s.rate - 50e9).abs() < 1.0, "first cut halves the rate (alpha = 1)");
         let after_cut = s.rate;
-        s.refresh(&p, 1_000 + 5 * p.rate_timer);
+        s.refresh(&p, Ps(1_000) + p.rate_timer * 5);
         assert!(s.rate > after_cut && s.rate < p.line_rate_bps);
-        s.refresh(&p, 1_000 + 4000 * p.rate_timer);
+        s.refresh(&p, Ps(1_000) + p.rate_timer * 4000);
         assert_eq!(s.rate, p.line_rate_bps);
     }
 

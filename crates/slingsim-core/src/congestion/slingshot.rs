@@ -73,7 +73,7 @@ impl Pair {
     /// An unthrottled pair whose window starts at `window`.
     pub fn with_window(p: &Params, window: f64) -> Pair {
         let w = window.min(p.max_window);
-        Pair { in_flight: 0, window: w, next_send: 0, cut: false, initial_window: w }
+        Pair { in_flight: 0, window: w, next_send: Ps::ZERO, cut: false, initial_window: w }
     }
 
     /// True if a packet of `wire` bytes may leave at `now` under the
@@ -97,7 +97,7 @@ impl Pair {
     pub fn ack(&mut self, p: &Params, wire: u32, level: u8, flows: u32, port_rate: f64, rtt: Ps, now: Ps) {
         self.in_flight -= wire as u64;
         if level > 0 {
-            let bdp = port_rate * rtt as f64 * 1e-12;
+            let bdp = port_rate * rtt.as_f64() * 1e-12;
             let share = bdp / flows.max(1) as f64 / if level >= 2 { 2.0 } else { 1.0 };
             self.window = self.window.min(share.max(p.min_window));
             self.cut = self.window < self.initial_window;
@@ -108,7 +108,7 @@ impl Pair {
         // A window below one packet: the next packet waits until the pair
         // has averaged `window` bytes per round trip.
         if self.in_flight == 0 && self.window < wire as f64 {
-            self.next_send = now + (rtt as f64 * (wire as f64 / self.window - 1.0)) as Ps;
+            self.next_send = now + Ps::from_f64(rtt.as_f64() * (wire as f64 / self.window - 1.0));
         }
     }
 }
@@ -361,14 +361,14 @@ mod tests {
         let mut s = Pair::with_window(&p, p.max_window);
         s.in_flight = 8192;
         // 16 flows into a 12.5 GB/s port, 4 us round trip: 50 kB / 16.
-        s.ack(&p, 4096, 1, 16, 12.5e9, 4_000_000, 0);
+        s.ack(&p, 4096, 1, 16, 12.5e9, Ps(4_000_000), Ps::ZERO);
         assert!((s.window - 3125.0).abs() < 1.0, "{}", s.window);
         assert!(s.cut);
         let cut = s.window;
-        s.next_send = 0;
+        s.next_send = Ps::ZERO;
         for _ in 0..100 {
             s.in_flight += 1024;
-            s.ack(&p, 1024, 0, 0, 0.0, 0, 0);
+            s.ack(&p, 1024, 0, 0, 0.0, Ps::ZERO, Ps::ZERO);
         }
         assert!(s.window > cut);
     }

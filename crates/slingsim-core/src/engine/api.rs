@@ -94,7 +94,7 @@ impl Simulation {
             return s;
         }
         let alg = self.cfg.routing.algorithm;
-        let s = self.add_passive_source(API_SOURCE, Vec::new(), 0, alg, 0);
+        let s = self.add_passive_source(API_SOURCE, Vec::new(), Ps::ZERO, alg, 0);
         self.traffic.api_source = Some(s);
         s
     }

@@ -82,7 +82,7 @@ impl Simulation {
         let traffic = traffic(&cfg, &net, frame, sources, &modes)?;
         let measure = measurement(&cfg, traffic.sources.len());
         let mut sim = Simulation {
-            clock: Clock { now: 0, warmup: window.warmup, window_end: window.window_end, end: window.end, watchdog, last_progress: 0 },
+            clock: Clock { now: Ps::ZERO, warmup: window.warmup, window_end: window.window_end, end: window.end, watchdog, last_progress: Ps::ZERO },
             events: EventQueue::default(),
             pool: PacketPool::default(),
             vcs,
@@ -194,7 +194,8 @@ fn virtual_channels(_cfg: &Config, topo: &Topology, classes: &[TrafficClass], m:
 /// Link latencies fit 32 bits of picoseconds (4.29 ms), which keeps a
 /// transmitter's state in one cache line.
 fn check_latencies(net: &Network) -> Result<()> {
-    if let Some(c) = net.channels.iter().find(|c| c.latency > u32::MAX as Ps) {
+    let longest = Ps(u32::MAX as u64);
+    if let Some(c) = net.channels.iter().find(|c| c.latency > longest) {
         let key = match c.kind {
             LinkKind::Terminal => "links.terminal_latency_ns",
             LinkKind::Local => "links.local_latency_ns",
@@ -205,7 +206,7 @@ fn check_latencies(net: &Network) -> Result<()> {
             format!(
                 "a link's latency ({} ns with links.fec_latency_ns) must stay under {:.0} ns (4.29 ms, far beyond any cable); lower it",
                 crate::units::ps_to_ns(c.latency),
-                crate::units::ps_to_ns(u32::MAX as Ps)
+                crate::units::ps_to_ns(longest)
             ),
         ));
     }
@@ -257,7 +258,7 @@ fn failed_links(cfg: &Config, net: &Network) -> Result<Vec<(ChannelId, Ps)>> {
 fn run_window(cfg: &Config, sources: &[Source]) -> Window {
     let has_bernoulli = sources.iter().any(|s| matches!(s.injection, Injection::Bernoulli { .. }));
     let jobs_wait = cfg.job.iter().any(|j| !j.repeat) || cfg.sim.stop_after_job.is_some();
-    let warmup = if has_bernoulli { ns_to_ps(cfg.sim.warmup_ns) } else { 0 };
+    let warmup = if has_bernoulli { ns_to_ps(cfg.sim.warmup_ns) } else { Ps::ZERO };
     let window_end = if has_bernoulli { warmup + ns_to_ps(cfg.sim.duration_ns) } else { ns_to_ps(cfg.sim.max_time_ns) };
     let drain = ns_to_ps(cfg.sim.drain_ns.unwrap_or(cfg.sim.duration_ns));
     let end = if has_bernoulli { window_end + drain } else { window_end };
@@ -275,8 +276,8 @@ const WATCHDOG_DEFAULT_NS: f64 = 500_000.0;
 /// retry timeout (a lost packet waits that long to be resent).
 fn watchdog_interval(cfg: &Config, net: &Network, frame: Frame) -> Result<Ps> {
     let full = frame.wire_bytes(cfg.nic.mtu_payload) as u64;
-    let hop = net.channels.iter().map(|c| c.latency + c.rate.serialize(full)).max().unwrap_or(0) + ns_to_ps(cfg.switch.latency_ns);
-    let floor = (4 * hop).max(ns_to_ps(cfg.nic.retry_timeout_ns) + hop);
+    let hop = net.channels.iter().map(|c| c.latency + c.rate.serialize(full)).max().unwrap_or(Ps::ZERO) + ns_to_ps(cfg.switch.latency_ns);
+    let floor = (hop * 4).max(ns_to_ps(cfg.nic.retry_timeout_ns) + hop);
     match cfg.sim.watchdog_ns {
         None => Ok(ns_to_ps(WATCHDOG_DEFAULT_NS).max(floor)),
         Some(w) if ns_to_ps(w) < floor => Err(ConfigError::new(
@@ -319,7 +320,7 @@ fn check_link_retry(cfg: &Config, frame: Frame) -> Result<()> {
 
 /// What a zero-load round trip is made of, for congestion control's windows.
 fn zero_load(cfg: &Config, net: &Network, frame: Frame) -> ZeroLoad {
-    let latency_of = |terminal: bool| net.channels.iter().filter(|c| (c.kind == LinkKind::Terminal) == terminal).map(|c| c.latency).max().unwrap_or(0);
+    let latency_of = |terminal: bool| net.channels.iter().filter(|c| (c.kind == LinkKind::Terminal) == terminal).map(|c| c.latency).max().unwrap_or(Ps::ZERO);
     ZeroLoad {
         terminal_latency: latency_of(true),
         max_fabric_latency: latency_of(false),
@@ -425,7 +426,7 @@ fn traffic(cfg: &Config, net: &Network, frame: Frame, mut sources: Vec<Source>, 
 fn measurement(cfg: &Config, sources: usize) -> Measurement {
     Measurement {
         stats: vec![SourceStats::default(); sources],
-        timeline: Timeline { lines: vec![Vec::new(); sources], bin: ns_to_ps(cfg.sim.timeline_bin_ns).max(1), max_bins: cfg.sim.timeline_max_bins as usize },
+        timeline: Timeline { lines: vec![Vec::new(); sources], bin: ns_to_ps(cfg.sim.timeline_bin_ns).max(Ps(1)), max_bins: cfg.sim.timeline_max_bins as usize },
         samples: PacketSamples::new(cfg.sim.packet_sample_every as u64, cfg.sim.packet_sample_limit as usize),
         packet_hops: 0,
         packets_injected: 0,

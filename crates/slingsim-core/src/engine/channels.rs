@@ -51,7 +51,7 @@ pub(crate) struct Transmitter {
     /// The crossbar read the input port this channel feeds is committed to.
     pub xbar: CrossbarRead,
     /// Busy time and wire bytes inside the measurement window.
-    pub busy_ps: u64,
+    pub busy_ps: Ps,
     pub bytes: u64,
 }
 
@@ -59,7 +59,7 @@ impl Transmitter {
     /// Propagation plus FEC latency of the link.
     #[inline]
     pub fn latency(&self) -> Ps {
-        self.latency_ps as Ps
+        Ps(self.latency_ps as u64)
     }
 }
 
@@ -139,12 +139,12 @@ impl Channels {
                 .channels
                 .iter()
                 .map(|c| Transmitter {
-                    busy_until: 0,
+                    busy_until: Ps::ZERO,
                     scheduled_at: NEVER,
                     next_credit_at: NEVER,
                     queued_bytes: 0,
                     rate: c.rate,
-                    latency_ps: u32::try_from(c.latency).expect("link latencies are checked to fit 32 bits of ps"),
+                    latency_ps: u32::try_from(c.latency.0).expect("link latencies are checked to fit 32 bits of ps"),
                     queued_packets: 0,
                     to_switch: if let End::Switch { switch, .. } = c.dst { switch } else { SwitchId::NONE },
                     returns_head: NONE,
@@ -155,7 +155,7 @@ impl Channels {
                     credits: [0; INLINE_VCS],
                     queues: NONE,
                     xbar: CrossbarRead::default(),
-                    busy_ps: 0,
+                    busy_ps: Ps::ZERO,
                     bytes: 0,
                 })
                 .collect(),

@@ -6,6 +6,7 @@ use super::measurement::PacketSample;
 use super::{EndReason, Simulation};
 use crate::network::NONE;
 use crate::packet::{FLAG_ECN, FLAG_MEASURED, FLAG_NONMINIMAL};
+use crate::units::Ps;
 
 impl Simulation {
     /// Packet `h` reached its destination NIC; it is delivered when its tail is in.
@@ -57,7 +58,7 @@ impl Simulation {
     }
 
     /// Latency, hops and path of a measured packet delivered at `t`.
-    fn count_measured(&mut self, p: &crate::packet::PacketHot, c: &crate::packet::PacketCold, t: u64) {
+    fn count_measured(&mut self, p: &crate::packet::PacketHot, c: &crate::packet::PacketCold, t: Ps) {
         if c.injected < self.clock.window_end {
             self.measure.measured_outstanding -= 1;
             if self.measure.measured_outstanding == 0 && self.clock.now >= self.clock.window_end {
@@ -88,7 +89,7 @@ impl Simulation {
     }
 
     /// Flow `flow` has all its bytes delivered or lost at `t`.
-    pub(crate) fn complete_flow(&mut self, flow: u32, t: u64) {
+    pub(crate) fn complete_flow(&mut self, flow: u32, t: Ps) {
         let f = &mut self.flows.records[flow as usize];
         f.end = t;
         let st = &mut self.measure.stats[f.source as usize];

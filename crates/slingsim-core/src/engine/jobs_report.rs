@@ -5,7 +5,7 @@ use crate::names::Named;
 use super::{Simulation, NEVER};
 use crate::mpi::state::Blocked;
 use crate::table::{Column, Table};
-use crate::units::ps_to_ns;
+use crate::units::{ps_to_ns, Ps};
 use serde_json::{json, Map, Value};
 
 /// At most this many waiting ranks are listed per job.
@@ -15,7 +15,7 @@ impl Simulation {
     /// Iteration times of a job (ps): the latest rank's mark of each
     /// iteration minus that of the one before (the job's start for the
     /// first); only iterations every rank has marked.
-    pub(crate) fn iteration_times(&self, j: usize) -> Vec<u64> {
+    pub(crate) fn iteration_times(&self, j: usize) -> Vec<Ps> {
         let job = &self.mpi.jobs[j];
         let mut out = Vec::new();
         let mut prev = job.start;
@@ -141,24 +141,24 @@ impl Simulation {
             .map(|r| r.last_completion.saturating_sub(r.first_message))
             .max()
             .map_or(Value::Null, |ps| json!(ps_to_ns(ps)));
-        let mpi: Vec<u64> = ranks
+        let mpi: Vec<Ps> = ranks
             .iter()
             .map(|r| {
-                let compute: u64 = job.program.ops[r.world as usize]
+                let compute: Ps = job.program.ops[r.world as usize]
                     .iter()
                     .map(|op| match op {
                         crate::mpi::Op::Compute { ns } => crate::units::ns_to_ps(*ns),
-                        _ => 0,
+                        _ => Ps::ZERO,
                     })
                     .sum();
                 (r.done_at - job.start).saturating_sub(compute)
             })
             .collect();
-        let mean = mpi.iter().map(|&t| t as f64).sum::<f64>() / mpi.len().max(1) as f64;
-        let runtime = (job.end - job.start) as f64;
+        let mean = mpi.iter().map(|&t| t.as_f64()).sum::<f64>() / mpi.len().max(1) as f64;
+        let runtime = (job.end - job.start).as_f64();
         CommunicationTimes {
             max_span,
-            mpi_time: json!({"mean": mean / 1000.0, "max": ps_to_ns(mpi.iter().copied().max().unwrap_or(0))}),
+            mpi_time: json!({"mean": mean / 1000.0, "max": ps_to_ns(mpi.iter().copied().max().unwrap_or(Ps::ZERO))}),
             mpi_fraction: if runtime > 0.0 { json!(mean / runtime) } else { Value::Null },
         }
     }

@@ -69,7 +69,7 @@ impl PacketSamples {
 pub(crate) struct TimelineBin {
     pub wire: u64,
     pub packets: u64,
-    pub latency_ps: u64,
+    pub latency_ps: Ps,
 }
 
 /// Per-source delivery timeline in bins of `bin` ps. A run longer than
@@ -86,6 +86,7 @@ impl Timeline {
     /// A delivery of `wire` bytes by source `source` at `t`, `latency` after its creation.
     #[inline]
     pub fn record(&mut self, source: usize, t: Ps, wire: u32, latency: Ps) {
+        // The bin index: how many whole bins lie before `t`.
         let mut b = (t / self.bin) as usize;
         while b >= self.max_bins {
             self.coarsen();
@@ -103,7 +104,7 @@ impl Timeline {
 
     /// Doubles the bin width, merging bins pairwise.
     fn coarsen(&mut self) {
-        self.bin *= 2;
+        self.bin = self.bin * 2;
         for line in &mut self.lines {
             let merged: Vec<TimelineBin> = line
                 .chunks(2)
@@ -143,7 +144,7 @@ mod tests {
     use super::*;
 
     fn sample(i: u64) -> PacketSample {
-        PacketSample { source: 0, src: EndpointId(0), dst: EndpointId(0), payload: 0, wire: 0, created: i, injected: 0, delivered: 0, hops: 0, nonminimal: false }
+        PacketSample { source: 0, src: EndpointId(0), dst: EndpointId(0), payload: 0, wire: 0, created: Ps(i), injected: Ps::ZERO, delivered: Ps::ZERO, hops: 0, nonminimal: false }
     }
 
     #[test]
@@ -155,19 +156,19 @@ mod tests {
         assert!(s.rows.len() <= 8);
         // Row i is the (i + 1) x every-th packet.
         for (i, r) in s.rows.iter().enumerate() {
-            assert_eq!(r.created, (i as u64 + 1) * s.every, "row {i}");
+            assert_eq!(r.created, Ps((i as u64 + 1) * s.every), "row {i}");
         }
         assert!(s.every >= 1000 / 8);
     }
 
     #[test]
     fn timeline_merges_bins_past_its_limit() {
-        let mut t = Timeline { lines: vec![Vec::new()], bin: 10, max_bins: 4 };
+        let mut t = Timeline { lines: vec![Vec::new()], bin: Ps(10), max_bins: 4 };
         for time in 0..100 {
-            t.record(0, time, 1, 0);
+            t.record(0, Ps(time), 1, Ps::ZERO);
         }
         assert!(t.lines[0].len() <= 4);
         assert_eq!(t.lines[0].iter().map(|b| b.wire).sum::<u64>(), 100);
-        assert_eq!(t.bin, 40);
+        assert_eq!(t.bin, Ps(40));
     }
 }

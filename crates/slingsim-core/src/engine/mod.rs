@@ -55,7 +55,7 @@ pub use nic::NicCounters;
 const CLOCK_CHECK_EVENTS: u32 = 4096;
 
 /// A time that never comes.
-pub(crate) const NEVER: Ps = u64::MAX;
+pub(crate) const NEVER: Ps = Ps::MAX;
 
 /// Why a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -159,7 +159,7 @@ impl Simulation {
                 r.iteration += 1;
                 let job = &mut self.mpi.jobs[r.job as usize];
                 if job.iteration_marks.len() <= i {
-                    job.iteration_marks.resize(i + 1, 0);
+                    job.iteration_marks.resize(i + 1, Ps::ZERO);
                     job.ranks_at_mark.resize(i + 1, 0);
                 }
                 job.iteration_marks[i] = job.iteration_marks[i].max(now);
@@ -194,7 +194,7 @@ impl Simulation {
         if r.blocked != Blocked::Wait || !r.wait_satisfied() {
             return;
         }
-        let latest = r.waiting.iter().map(|&s| r.reqs[s as usize].done_at).max().unwrap_or(0);
+        let latest = r.waiting.iter().map(|&s| r.reqs[s as usize].done_at).max().unwrap_or(Ps::ZERO);
         r.ready_at = r.ready_at.max(latest);
         r.release_waiting();
         r.blocked = Blocked::No;
@@ -308,7 +308,7 @@ impl Simulation {
         let j = self.mpi.ranks[w.from as usize].job as usize;
         if a == b {
             let p = self.mpi.p();
-            let at = self.clock.now + p.memory_latency + (w.bytes as f64 * p.memory_ps_per_byte).round() as Ps;
+            let at = self.clock.now + p.memory_latency + Ps::from_f64((w.bytes as f64 * p.memory_ps_per_byte).round());
             self.mpi.jobs[j].memory_messages += 1;
             self.events.push(at, Event::MpiLocal(id));
             return;
@@ -359,8 +359,8 @@ impl Simulation {
             // latency and its flits' mean stall (paper 004's L and s).
             let c = rec.counters;
             let sample = crate::mpi::app_aware::Sample {
-                latency: c.latency_ps as f64 / c.delivered.max(1) as f64,
-                stall: c.stalled_ps as f64 / c.flits.max(1) as f64,
+                latency: c.latency_ps.as_f64() / c.delivered.max(1) as f64,
+                stall: c.stalled_ps.as_f64() / c.flits.max(1) as f64,
             };
             let from = self.mpi.wires[id as usize].from;
             self.mpi.app_aware[from as usize].observe(rec.app_mode as usize, sample);
@@ -510,7 +510,7 @@ impl Simulation {
             let run = &mut r.colls[c as usize];
             if run.started {
                 let done = &run.rounds[run.round];
-                run.ready += (done.reduce_bytes as f64 * reduce_ps_per_byte).round() as Ps;
+                run.ready += Ps::from_f64((done.reduce_bytes as f64 * reduce_ps_per_byte).round());
                 run.round += 1;
             }
             run.started = true;
@@ -532,7 +532,7 @@ impl Simulation {
                 self.mpi_post_recv(g, comm, peer as i32, tag, Context::Collective, Owner::Collective(c), false);
             }
             for (i, &(peer, bytes)) in sends.iter().enumerate() {
-                let at = start + (i as u64 + 1) * send_overhead;
+                let at = start + send_overhead * (i as u64 + 1);
                 self.mpi_post_send(g, comm, peer as i32, tag, Context::Collective, bytes, Owner::Collective(c), at);
             }
             return;

@@ -40,8 +40,8 @@ pub(crate) struct Message {
 pub struct NicCounters {
     pub packets: u64,
     pub flits: u64,
-    pub stalled_ps: u64,
-    pub latency_ps: u64,
+    pub stalled_ps: Ps,
+    pub latency_ps: Ps,
     pub delivered: u64,
 }
 
@@ -286,7 +286,7 @@ impl Simulation {
         let wire = self.nics.frame.wire_bytes(payload);
         let now = self.clock.now;
         let stalled = match self.nics.stalled_since[e] {
-            NEVER => 0,
+            NEVER => Ps::ZERO,
             since => now - since,
         };
         self.nics.stalled_since[e] = NEVER;
@@ -361,7 +361,7 @@ impl Simulation {
         p.ch = ch;
         p.vc = vc as u8;
         p.tail = now + ser + retry + latency;
-        p.path_ps = latency as u32;
+        p.set_path_latency(latency);
         self.events.push(now + retry + latency, Event::Arrive(h));
         self.channels.spend(ch, vc, wire);
         self.channels.tx[ch].busy_until = now + ser + retry;

@@ -37,7 +37,7 @@ impl Simulation {
     #[inline(always)]
     pub(crate) fn link_retry_delay(&mut self, ch: ChannelId, wire: u32, ser: Ps) -> Ps {
         if self.reliability.bit_error_rate == 0.0 {
-            return 0;
+            return Ps::ZERO;
         }
         self.replay_corrupted(ch, wire, ser)
     }
@@ -47,9 +47,9 @@ impl Simulation {
         let r = &mut self.reliability;
         let p_bad = 1.0 - (1.0 - r.bit_error_rate).powf(8.0 * wire as f64);
         let latency = self.channels.tx[ch].latency();
-        let mut delay = 0;
+        let mut delay = Ps::ZERO;
         while r.error_rng.unit() < p_bad {
-            delay += ser + 2 * latency;
+            delay += ser + latency * 2;
             self.channels.replays[ch.index()] += 1;
         }
         delay
@@ -82,7 +82,7 @@ impl Simulation {
         let t = &mut self.channels.tx[ch];
         t.busy_until = t.busy_until.max(at);
         self.pool.hot_mut(h).ch = ChannelId::NONE;
-        let timer = (self.pool.cold(h).injected + self.reliability.retry_timeout).max(at + 1);
+        let timer = (self.pool.cold(h).injected + self.reliability.retry_timeout).max(at + Ps(1));
         self.events.push(timer, Event::Retry(h));
     }
 

@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 impl Simulation {
     /// Length of the measurement window so far (ps).
     fn window(&self) -> Ps {
-        self.clock.now.min(self.clock.window_end).saturating_sub(self.clock.warmup).max(1)
+        self.clock.now.min(self.clock.window_end).saturating_sub(self.clock.warmup).max(Ps(1))
     }
 
     /// Node injection bandwidth in bytes/s (all rails).
@@ -26,7 +26,7 @@ impl Simulation {
     }
 
     fn load(&self, wire: u64, nodes: usize) -> f64 {
-        let secs = self.window() as f64 * 1e-12;
+        let secs = self.window().as_f64() * 1e-12;
         wire as f64 / (nodes.max(1) as f64 * self.node_bytes_per_s() * secs)
     }
 
@@ -87,8 +87,8 @@ impl Simulation {
     /// Measured packets still in the network per source: how many, and the
     /// sum of their ages (now - creation). Latency that leaves them out
     /// would describe only the packets that got through.
-    fn undelivered_by_source(&self) -> Vec<(u64, u64)> {
-        let mut out = vec![(0u64, 0u64); self.traffic.sources.len()];
+    fn undelivered_by_source(&self) -> Vec<(u64, Ps)> {
+        let mut out = vec![(0u64, Ps::ZERO); self.traffic.sources.len()];
         self.for_each_in_network(|p| {
             if p.hot.flags & crate::packet::FLAG_MEASURED != 0 {
                 let o = &mut out[p.cold.source as usize];
@@ -115,7 +115,7 @@ impl Simulation {
             v["latency_with_undelivered_ns"] = if count == 0 {
                 Value::Null
             } else {
-                json!((st.latency.sum() as f64 + age as f64) / count as f64 / 1e3)
+                json!((st.latency.sum() as f64 + age.as_f64()) / count as f64 / 1e3)
             };
             v["class"] = json!(self.qos.classes[self.traffic.class[i] as usize].spec.name);
             v["routing"] = json!(self.traffic.alg[i].name());
@@ -130,7 +130,7 @@ impl Simulation {
                 .channels
                 .iter_ids()
                 .filter(|(_, c)| c.kind == kind)
-                .map(|(i, _)| self.channels.tx[i].busy_ps as f64 / self.window() as f64)
+                .map(|(i, _)| self.channels.tx[i].busy_ps.as_f64() / self.window().as_f64())
                 .collect();
             if utils.is_empty() {
                 continue;
@@ -310,8 +310,8 @@ impl Simulation {
         t.push("bandwidth_bps", Column::F64(ch.iter().map(|c| c.rate.bps()).collect()));
         let tx = &self.channels.tx;
         t.push("bytes", Column::U64(tx.iter().map(|t| t.bytes).collect()));
-        let w = self.window() as f64;
-        t.push("utilization", Column::F64(tx.iter().map(|t| t.busy_ps as f64 / w).collect()));
+        let w = self.window().as_f64();
+        t.push("utilization", Column::F64(tx.iter().map(|t| t.busy_ps.as_f64() / w).collect()));
         t.push("llr_replays", Column::U64(ch.ids().map(|c| self.channels.replays(c)).collect()));
         t
     }

@@ -43,9 +43,9 @@ impl PathView for NetworkView<'_> {
         let z = self.zero_load;
         let (a, b) = (self.net.endpoint_switch[src], self.net.endpoint_switch[dst]);
         let hops = self.topo.distance(a, b).min(16) as u64;
-        let one_way = 2 * z.terminal_latency + hops * z.max_fabric_latency + (hops + 1) * z.switch_latency;
-        let rtt = 2 * one_way;
-        z.line_rate_bps / 8.0 * rtt as f64 * 1e-12 + z.full_packet_wire as f64
+        let one_way = z.terminal_latency * 2 + z.max_fabric_latency * hops + z.switch_latency * (hops + 1);
+        let rtt = one_way * 2;
+        z.line_rate_bps / 8.0 * rtt.as_f64() * 1e-12 + z.full_packet_wire as f64
     }
 
     fn port_rate(&self, e: EndpointId) -> f64 {
@@ -93,9 +93,9 @@ impl Simulation {
     /// Packet `p` was delivered at `t`: its ack heads back if sources need
     /// acks, and a congestion notification if the congestion control answers one.
     pub(crate) fn send_acks(&mut self, p: &PacketHot, cold: &PacketCold, t: Ps) {
-        let back = p.path_ps as Ps;
+        let back = p.path_latency();
         let marks = Marks { ecn: p.flags & FLAG_ECN != 0, level: cold.mark, flows: cold.mark_flows };
-        let ack = Ack { src: p.src, dst: p.dst, wire: p.wire, marks, rtt: 2 * back, cnp: false, source: cold.source };
+        let ack = Ack { src: p.src, dst: p.dst, wire: p.wire, marks, rtt: back * 2, cnp: false, source: cold.source };
         if self.nics.acks_needed {
             let id = self.signals.store(ack);
             self.events.push(t + back, Event::Ack(id));

@@ -68,7 +68,7 @@ impl FlowRecord {
             start,
             end: NEVER,
             counters: NicCounters::default(),
-            last_injected: 0,
+            last_injected: Ps::ZERO,
             out_of_order: 0,
             lost_bytes: 0,
             mpi: NONE,
@@ -105,7 +105,7 @@ impl Simulation {
                         }
                         // Random phase inside the first gap so nodes do not start in lockstep.
                         let gap = self.next_gap(s);
-                        let at = start + (gap * self.traffic.rng[s].unit()) as Ps;
+                        let at = start + Ps::from_f64(gap * self.traffic.rng[s].unit());
                         if at < self.clock.end && at < self.traffic.sources[s].stop_ps {
                             self.events.push(at, Event::Generate { source: s as u16, member: m });
                         }
@@ -134,7 +134,7 @@ impl Simulation {
             }
         }
         let gap = self.next_gap(si);
-        let next = self.clock.now + gap.max(1.0) as Ps;
+        let next = self.clock.now + Ps::from_f64(gap.max(1.0));
         if next < self.clock.end && next < self.traffic.sources[si].stop_ps {
             self.events.push(next, Event::Generate { source: s, member });
         }
@@ -204,7 +204,7 @@ impl Simulation {
             pattern: crate::traffic::Pattern::Uniform,
             injection: Injection::Flows { bytes: 0, per_node: 0 },
             start_ps,
-            stop_ps: 0,
+            stop_ps: Ps::ZERO,
         });
         tr.alg.push(alg);
         tr.class.push(class);

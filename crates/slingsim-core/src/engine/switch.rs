@@ -125,7 +125,7 @@ impl Switches {
     /// Time input port of rate `rate` needs to read `wire` bytes into the crossbar.
     #[inline]
     pub fn read_time(&self, rate: Rate, wire: u32) -> Ps {
-        (rate.serialize(wire as u64) as f64 / self.speedup) as Ps
+        Ps::from_f64(rate.serialize(wire as u64).as_f64() / self.speedup)
     }
 }
 
@@ -158,7 +158,7 @@ impl Simulation {
     fn route_into_queue(&mut self, h: PacketId, s: SwitchId, in_ch: ChannelId) {
         let now = self.clock.now;
         let alg = routing::Algorithm::from_code(self.pool.hot(h).alg);
-        let created = if alg.hashed() { self.pool.cold(h).created } else { 0 };
+        let created = if alg.hashed() { self.pool.cold(h).created } else { Ps::ZERO };
         let channels = &mut self.channels;
         let mut occupancy = |c: ChannelId| channels.occupancy(c, now);
         let p = self.pool.hot_mut(h);
@@ -177,7 +177,7 @@ impl Simulation {
         p.vc = vc as u8;
         p.ch = out;
         p.ready = now + self.switches.latency;
-        p.path_ps = p.path_ps.saturating_add(self.switches.latency as u32);
+        p.extend_path(self.switches.latency);
         let (ready, wire, class, src) = (p.ready, p.wire, p.class, p.src);
         if self.qos.any_lossy && self.qos.classes[class as usize].spec.lossy && self.channels.tx[out].queued_bytes >= self.qos.lossy_queue_bytes {
             self.drop_lossy(h);
@@ -386,7 +386,7 @@ impl Simulation {
             p.flags |= crate::packet::FLAG_LAST_HOP;
         }
         p.tail = end + latency;
-        p.path_ps = p.path_ps.saturating_add(latency as u32);
+        p.extend_path(latency);
         let (in_vc, class) = (p.in_vc, p.class);
         if self.channels.send_back(in_ch, in_vc, wire, back, self.clock.now) {
             self.schedule_try(in_ch, back);

@@ -72,6 +72,7 @@ mod tests {
     use crate::ids::ChannelId;
     use crate::network::End;
     use crate::Simulation;
+    use crate::units::Ps;
 
     /// A fabric channel whose downstream buffer never frees (its credits are
     /// taken away) stops every packet routed through it: the watchdog must
@@ -116,7 +117,7 @@ mod tests {
         }"#;
         // With the hop-indexed scheme the same traffic runs to its end ...
         let mut sound = Simulation::from_json(cfg).unwrap();
-        sound.run_until(400_000_000);
+        sound.run_until(Ps(400_000_000));
         assert_ne!(sound.summary()["end_reason"], "deadlock");
         // ... and on one virtual channel it deadlocks.
         let mut sim = Simulation::from_json(cfg).unwrap();

@@ -208,7 +208,7 @@ pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8, bool)], params: Par
             class,
             repeat: plan.repeat,
             start: plan.start,
-            end: u64::MAX,
+            end: Ps::MAX,
             ranks_done: 0,
             iteration_marks: Vec::new(),
             ranks_at_mark: Vec::new(),

@@ -137,12 +137,12 @@ pub struct Rank {
     /// When the current pass through the program began (repeating jobs).
     pub pass_start: Ps,
     /// When the rank first posted a message (a send, a collective's send or
-    /// a one-sided operation; `u64::MAX`: never) and when the last of its
+    /// a one-sided operation; `Ps::MAX`: never) and when the last of its
     /// requests completed: [McGlohon19] Sec. 6.2's communication time of a
     /// rank runs from the first to the last.
     pub first_message: Ps,
     pub last_completion: Ps,
-    /// When the rank reached the end of its program (`u64::MAX`: not yet).
+    /// When the rank reached the end of its program (`Ps::MAX`: not yet).
     pub done_at: Ps,
 }
 
@@ -154,8 +154,8 @@ impl Rank {
             node,
             pc: 0,
             blocked: Blocked::No,
-            ready_at: 0,
-            wake_at: u64::MAX,
+            ready_at: Ps::ZERO,
+            wake_at: Ps::MAX,
             reqs: Vec::new(),
             free_reqs: Vec::new(),
             req_ids: HashMap::new(),
@@ -168,17 +168,17 @@ impl Rank {
             recv_seq: HashMap::new(),
             early: BTreeMap::new(),
             iteration: 0,
-            timer: 0,
-            pass_start: 0,
-            first_message: u64::MAX,
-            last_completion: 0,
-            done_at: u64::MAX,
+            timer: Ps::ZERO,
+            pass_start: Ps::ZERO,
+            first_message: Ps::MAX,
+            last_completion: Ps::ZERO,
+            done_at: Ps::MAX,
         }
     }
 
     /// A new request slot.
     pub fn open(&mut self, owner: Owner, timed_recv: bool) -> u32 {
-        let r = Request { done: false, done_at: 0, owner, timed_recv };
+        let r = Request { done: false, done_at: Ps::ZERO, owner, timed_recv };
         match self.free_reqs.pop() {
             Some(i) => {
                 self.reqs[i as usize] = r;

@@ -91,14 +91,14 @@ impl ShareMeter {
     /// A meter for `channels` links and `classes` classes.
     pub fn new(cfg: &Config, channels: usize, classes: usize) -> ShareMeter {
         let n = if classes > 1 { channels * classes } else { 0 };
-        ShareMeter { classes, tau_ps: ns_to_ps(cfg.qos.window_ns) as f64, sent: vec![0.0; n], stamp: vec![0; n] }
+        ShareMeter { classes, tau_ps: ns_to_ps(cfg.qos.window_ns).as_f64(), sent: vec![0.0; n], stamp: vec![Ps::ZERO; n] }
     }
 
     /// Share of link `ch` (rate `rate`) class `c` used lately, as a fraction.
     #[inline]
     pub fn share(&self, ch: ChannelId, c: usize, now: Ps, rate: Rate) -> f64 {
         let i = ch.index() * self.classes + c;
-        let decayed = self.sent[i] * (-(now.saturating_sub(self.stamp[i]) as f64) / self.tau_ps).exp();
+        let decayed = self.sent[i] * (-now.saturating_sub(self.stamp[i]).as_f64() / self.tau_ps).exp();
         decayed / (rate.bytes_per_s() * self.tau_ps * 1e-12)
     }
 
@@ -110,7 +110,7 @@ impl ShareMeter {
         }
         let i = ch.index() * self.classes + c;
         let now = now.max(self.stamp[i]);
-        self.sent[i] = self.sent[i] * (-((now - self.stamp[i]) as f64) / self.tau_ps).exp() + wire as f64;
+        self.sent[i] = self.sent[i] * (-(now - self.stamp[i]).as_f64() / self.tau_ps).exp() + wire as f64;
         self.stamp[i] = now;
     }
 
@@ -118,9 +118,9 @@ impl ShareMeter {
     pub fn time_until_share(&self, ch: ChannelId, c: usize, now: Ps, rate: Rate, share: f64) -> Ps {
         let current = self.share(ch, c, now, rate);
         if current <= share || share <= 0.0 {
-            return 1;
+            return Ps(1);
         }
-        ((current / share).ln() * self.tau_ps).ceil().max(1.0) as Ps
+        Ps::from_f64(((current / share).ln() * self.tau_ps).ceil().max(1.0))
     }
 }
 
@@ -182,10 +182,10 @@ mod tests {
         let rate = Rate::from_bps(200e9);
         let mut m = ShareMeter::new(&cfg, 1, 2);
         // Half the link: 4096 B every 2 x 163.84 ns, for 20 time constants.
-        let mut t = 0;
-        while t < 40_000_000 {
+        let mut t = Ps::ZERO;
+        while t < Ps(40_000_000) {
             m.record(ChannelId(0), 0, t, 4096);
-            t += 327_680;
+            t += Ps(327_680);
         }
         let s = m.share(ChannelId(0), 0, t, rate);
         assert!((s - 0.5).abs() < 0.05, "share {s}");

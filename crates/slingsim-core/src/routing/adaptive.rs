@@ -10,6 +10,7 @@ use crate::ids::{ChannelId, SwitchId};
 use crate::network::{Network, NONE};
 use crate::packet::{PacketHot as Packet, FLAG_NONMINIMAL};
 use crate::rng::Rng;
+use crate::units::Ps;
 
 /// Occupancy the engine reports for a failed link: a path over it is ruled out.
 pub const FAILED_LINK: u64 = u64::MAX / 4;
@@ -55,7 +56,7 @@ pub fn next_channel<T: Paths, F: FnMut(ChannelId) -> u64>(
     net: &Network,
     s: SwitchId,
     pkt: &mut Packet,
-    created: u64,
+    created: Ps,
     rng: &mut Rng,
     biases: &Biases,
     occupancy: &mut F,

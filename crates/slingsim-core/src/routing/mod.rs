@@ -7,6 +7,7 @@ pub mod dragonfly;
 pub mod graph;
 
 use crate::error::{ConfigError, Result};
+use crate::units::Ps;
 pub use crate::names::Named;
 
 /// A routing algorithm, chosen by name in `routing.algorithm`.
@@ -171,10 +172,10 @@ impl Biases {
 /// Seed of the hash-routed modes: a hash of the node pair, and of the
 /// message too for MIN_HASH and NMIN_HASH.
 #[inline]
-pub fn flow_hash(alg: Algorithm, src: u32, dst: u32, created: u64) -> u64 {
+pub fn flow_hash(alg: Algorithm, src: u32, dst: u32, created: Ps) -> u64 {
     let mut h = (src as u64) << 32 | dst as u64;
     if alg != Algorithm::InOrder {
-        h ^= created.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^= created.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
     h
 }

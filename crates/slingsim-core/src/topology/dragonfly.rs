@@ -10,7 +10,7 @@ use crate::config::{LinkConfig, NicConfig, TopologyConfig};
 use crate::error::{ConfigError, Result};
 use crate::ids::{EndpointId, IdVec, NodeId, SwitchId};
 use crate::network::{LinkKind, Network};
-use crate::units::Rate;
+use crate::units::{Ps, Rate};
 
 /// One direction of a global link, as seen by routing.
 #[derive(Clone, Copy, Debug)]
@@ -222,7 +222,7 @@ fn validate(t: &TopologyConfig) -> Result<u32> {
 /// Attaches populated nodes: node `m` of a group has base switch
 /// `m / (p/R)`; its rail `r` sits on the switch `r` after the base, so the
 /// rails of a node land on different switches (Shandy, paper 000 Sec. III).
-fn attach_nodes(net: &mut Network, t: &TopologyConfig, rate: Rate, latency: u64) -> Result<()> {
+fn attach_nodes(net: &mut Network, t: &TopologyConfig, rate: Rate, latency: Ps) -> Result<()> {
     let (a, p, r) = (t.switches_per_group, t.endpoints_per_switch, t.rails);
     let per_switch = p / r;
     let per_group = a * per_switch;

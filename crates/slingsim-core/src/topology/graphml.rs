@@ -45,7 +45,7 @@ pub fn to_graphml(topo: &Topology, net: &Network) -> String {
             name(ch.dst),
             ch.kind.name(),
             ch.rate.bps(),
-            ch.latency as f64 / 1000.0
+            crate::units::ps_to_ns(ch.latency)
         );
     }
     out.push_str("  </graph>\n</graphml>\n");

@@ -10,6 +10,7 @@ use crate::error::{ConfigError, Result};
 use crate::network::Network;
 use crate::rng::Rng;
 use crate::topology::Topology;
+use crate::units::Ps;
 use nodes::{NodeAllocator, Selection};
 pub use pattern::{Pattern, PatternKind};
 
@@ -51,9 +52,9 @@ pub struct Source {
     pub groups: Vec<u32>,
     pub pattern: Pattern,
     pub injection: Injection,
-    pub start_ps: u64,
-    /// Offered-load sources stop generating here (`u64::MAX`: never).
-    pub stop_ps: u64,
+    pub start_ps: Ps,
+    /// Offered-load sources stop generating here (`Ps::MAX`: never).
+    pub stop_ps: Ps,
 }
 
 /// Builds every source of a config, allocating their node sets in order.
@@ -86,7 +87,7 @@ pub fn build_sources(cfgs: &[TrafficConfig], topo: &Topology, net: &Network, see
             None if t.interval_ns.is_some() => Injection::Bernoulli { load: 1.0, message_bytes: t.message_bytes, process: t.process },
             None => Injection::Bernoulli { load: t.load, message_bytes: t.message_bytes, process: t.process },
         };
-        let stop_ps = t.stop_ns.map_or(u64::MAX, crate::units::ns_to_ps);
+        let stop_ps = t.stop_ns.map_or(Ps::MAX, crate::units::ns_to_ps);
         out.push(Source { name, nodes, groups, pattern, injection, start_ps: crate::units::ns_to_ps(t.start_ns), stop_ps });
     }
     Ok(out)

@@ -76,16 +76,50 @@ def test_cli_json_gives_the_rows_and_the_checks(quick, capsys, monkeypatch, tmp_
     assert len(report["results"]) == 4 * 2 * 3
 
 
+@pytest.fixture(scope="module")
+def full(tmp_path_factory):
+    """The full study, run once for the slow tests below (90 minutes on a loaded 2-core VM)."""
+    rows = run_fitfly_networks(tmp_path_factory.mktemp("full"), progress=False).to_pylist()
+    return {(r["network"], r["link_gibps"], r["workload"], r["background"]): r for r in rows}
+
+
+def comm_at(at, link_gibps, w, fraction=0.725):
+    nets = ("slimfly", "fitfly", "dragonfly", "megafly")
+    return {n: at[(n, link_gibps, w, fraction)]["max_comm_time_ns"] or float("inf") for n in nets if (n, link_gibps, w, fraction) in at}
+
+
 @pytest.mark.slow
-def test_full_study_shows_what_the_paper_shows(tmp_path):
-    rows = run_fitfly_networks(tmp_path, progress=False).to_pylist()
-    at = {(r["network"], r["link_gibps"], r["workload"], r["background"]): r for r in rows}
+def test_full_study_shows_what_the_paper_shows(full):
     for w in ("amg", "mg"):
-        comm = {n: at[(n, 12.5, w, 0.725)]["max_comm_time_ns"] or float("inf") for n in ("slimfly", "fitfly", "dragonfly", "megafly")}
+        idle = comm_at(full, 12.5, w, 0.0)
+        assert max(idle.values()) < 1.6 * min(idle.values()), idle
+        comm = comm_at(full, 12.5, w)
         assert comm["fitfly"] == min(comm.values()), comm
-        assert comm["slimfly"] < min(comm["dragonfly"], comm["megafly"]), comm
-        # Equalised bandwidth (Sec. 6.5): Fit Fly still ahead under heavy background.
-        fdr = at[("fitfly", 7.0, w, 0.725)]["max_comm_time_ns"] or float("inf")
-        hdr = at[("slimfly", 25.0, w, 0.725)]["max_comm_time_ns"] or float("inf")
+        assert comm["slimfly"] < comm["dragonfly"], comm
+        hops = {n: full[(n, 12.5, w, 0.725)]["mean_hops"] for n in comm}
+        assert max(hops["slimfly"], hops["fitfly"]) < min(hops["dragonfly"], hops["megafly"]), hops
+        # At 50% Slim Fly is ahead of both dragonfly-class networks, as in Figs. 4-5.
+        half = comm_at(full, 12.5, w, 0.5)
+        assert half["slimfly"] < min(half["dragonfly"], half["megafly"]), half
+    assert sum(r["wall_s"] for r in full.values()) < 4 * 3600
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="measured 2026-11-24: at 72.5% AMG takes 41.5 ms on Slim Fly and 39.9 ms on "
+                   "Megafly; the paper has Megafly past 1 s (docs/experiments.md, fitfly-networks)")
+def test_full_study_slim_fly_beats_megafly_at_the_highest_background(full):
+    for w in ("amg", "mg"):
+        comm = comm_at(full, 12.5, w)
+        assert comm["slimfly"] < comm["megafly"], comm
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="measured 2026-11-24: with equalised bandwidth Fit Fly at FDR (83 ms AMG) trails "
+                   "Slim Fly at EDR (41 ms) and Slim Fly at HDR (11 ms) beats Fit Fly at EDR (25 ms): in our model "
+                   "bandwidth is the reason, and Fit Fly takes no fewer hops than Slim Fly (docs/experiments.md)")
+def test_full_study_fit_fly_stays_ahead_with_equalised_bandwidth(full):
+    for w in ("amg", "mg"):
+        fdr = full[("fitfly", 7.0, w, 0.725)]["max_comm_time_ns"] or float("inf")
+        hdr = full[("slimfly", 25.0, w, 0.725)]["max_comm_time_ns"] or float("inf")
+        comm = comm_at(full, 12.5, w)
         assert fdr < comm["slimfly"] and comm["fitfly"] < hdr, (fdr, hdr, comm)
-    assert sum(r["wall_s"] for r in rows) < 2 * 3600

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime
 import math
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .origins import field_name
 from .toml_lines import KeyPath
@@ -58,23 +58,30 @@ def check_values(cfg: Dict[str, Any]) -> None:
     NaN, infinities, integers outside :data:`INT_MIN`..:data:`INT_MAX`, values JSON
     cannot hold, keys that are not strings, and a non-table where a table belongs."""
     check_depth(cfg, "config")
-    stack: List[Tuple[Any, KeyPath]] = [(cfg, ())]
-    while stack:
-        item, path = stack.pop()
+    for item, path in _nodes(cfg, ()):
         problem = shape_problem(path, item)
         if problem:
             _refuse(path, problem)
         if isinstance(item, dict):
-            for key, member in item.items():
+            for key in item:
                 if not isinstance(key, str):
                     _refuse(path, f"key {key!r} is a {type(key).__name__}; keys are strings")
-                stack.append((member, path + (key,)))
-        elif isinstance(item, list):
-            stack.extend((member, path + (index,)) for index, member in enumerate(item))
-        else:
+        elif not isinstance(item, list):
             problem = value_problem(item)
             if problem:
                 _refuse(path, problem)
+
+
+def _nodes(value: Any, path: KeyPath) -> Iterator[Tuple[Any, KeyPath]]:
+    """``value`` and every value inside it, each with its key path, parents before members."""
+    stack: List[Tuple[Any, KeyPath]] = [(value, tuple(path))]
+    while stack:
+        item, at = stack.pop()
+        yield item, at
+        if isinstance(item, dict):
+            stack.extend((member, at + (key,)) for key, member in item.items())
+        elif isinstance(item, list):
+            stack.extend((member, at + (index,)) for index, member in enumerate(item))
 
 
 def value_problem(value: Any) -> Optional[str]:
@@ -125,16 +132,10 @@ def shape_problem(path: KeyPath, value: Any) -> Optional[str]:
 def check_shape(path: KeyPath, value: Any) -> None:
     """Refuse ``value`` put at ``path``, or any value inside it, where the engine expects a
     table or an array of tables (see :func:`table_kind`)."""
-    stack: List[Tuple[Any, KeyPath]] = [(value, tuple(path))]
-    while stack:
-        item, at = stack.pop()
+    for item, at in _nodes(value, path):
         problem = shape_problem(at, item)
         if problem:
             _refuse(at, problem)
-        if isinstance(item, dict):
-            stack.extend((member, at + (key,)) for key, member in item.items())
-        elif isinstance(item, list):
-            stack.extend((member, at + (index,)) for index, member in enumerate(item))
 
 
 def _refuse(path: KeyPath, problem: str) -> None:

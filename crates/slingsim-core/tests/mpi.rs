@@ -175,10 +175,11 @@ fn a_run_can_stop_when_a_named_job_finishes() {
 #[test]
 fn allreduce_on_one_switch_takes_one_message_latency_per_round() {
     // Eight nodes on one switch: every pair is two terminal links and one
-    // switch apart, so recursive doubling's 3 rounds take 3 one-way times.
+    // switch apart, so recursive doubling's 3 rounds take 3 one-way times
+    // (with every output of the switch as fast as the others).
     let topo = json!({"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 8, "global_ports_per_switch": 1});
     let one = |jobs: Value| {
-        let cfg = json!({"topology": topo, "mpi": {"send_overhead_ns": 0, "recv_overhead_ns": 0}, "job": jobs});
+        let cfg = json!({"topology": topo, "switch": {"latency_spread_fraction": 0}, "mpi": {"send_overhead_ns": 0, "recv_overhead_ns": 0}, "job": jobs});
         let mut sim = Simulation::from_json(&cfg.to_string()).unwrap();
         sim.run();
         sim.summary()

@@ -27,6 +27,8 @@ pub struct Config {
     pub traffic: Vec<TrafficConfig>,
     /// The MPI library's costs and protocols, and the jobs (MODEL.md Sec. 7).
     pub mpi: crate::mpi::config::MpiConfig,
+    /// The host stack below MPI: software layers and NIC latency.
+    pub host: crate::host::HostConfig,
     pub job: Vec<crate::mpi::config::JobConfig>,
 }
 
@@ -617,6 +619,7 @@ impl Config {
         check_count("switch.buffer_bytes", self.switch.buffer_bytes as u64, 1, 1 << 30, "bytes (1 GiB; Rosetta has 128 KiB per port)")?;
         check("cost.link_usd", self.cost.link_usd, &lim::USD)?;
         check("cost.router_usd", self.cost.router_usd, &lim::USD)?;
+        self.host.check()?;
         self.check_sim()?;
         self.check_traffic()?;
         self.check_jobs()?;

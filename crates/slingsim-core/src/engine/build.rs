@@ -70,7 +70,7 @@ impl Simulation {
         let sources = build_sources(&cfg.traffic, &topo, &net, seed, &mut alloc)?;
         let names: Vec<String> = sources.iter().map(|s| s.name.clone()).collect();
         let job_plans = crate::mpi::build::plan_jobs(&cfg.job, &mut alloc, seed, &names)?;
-        let mpi_params = crate::mpi::runtime::Params::new(&cfg.mpi)?;
+        let mpi_params = crate::mpi::runtime::Params::new(&cfg.mpi, &cfg.host)?;
         let window = run_window(&cfg, &sources);
         let cc = Congestion::new(&cfg.congestion, cfg.nic.bandwidth_bps)?;
         let channels = Channels::new(&net, vcs, vc_capacity, cfg.switch.buffer_bytes as u64, classes.len(), &fail_at, cfg.links.bit_error_rate > 0.0);

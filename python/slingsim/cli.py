@@ -579,6 +579,10 @@ EXPERIMENTS = {
                                 "congestion_distribution", "run_congestion_distribution"),
     "node-distance": ("[DeSensi20] Fig. 4, latency (RTT/2) and bandwidth between two nodes on one switch, in one "
                       "group and in two groups of an idle Malbec, 8 B to 2 MiB", "node_distance", "run_node_distance"),
+    "switch-latency": ("[DeSensi20] Fig. 2, switch latency as 2-hop minus 1-hop RTT/2 of 8 B RoCE ping-pongs from "
+                       "sampled nodes of an idle Malbec", "switch_latency", "run_switch_latency"),
+    "software-layers": ("[DeSensi20] Fig. 5, RTT/2 by message size through verbs, libfabric and MPI between two "
+                        "nodes on one switch of an idle Malbec", "software_layers", "run_software_layers"),
     "bisection-alltoall": ("[DeSensi20] Fig. 6, bisection and MPI_Alltoall bandwidth on the 1024 nodes of Shandy "
                            "against their 6.4 and 12.8 TB/s peaks", "bisection_alltoall", "run_bisection_alltoall"),
     "shandy-applications": ("[DeSensi20] Fig. 11, congestion impact on MILC, HPCG, LAMMPS and FFT proxies sharing all "

@@ -20,7 +20,9 @@ use crate::units::{ns_to_ps, Ps};
 /// each layer adds its CPU cost per message on each side to those below.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SoftwareLayer {
-    /// RDMA verbs straight on the NIC.
+    /// RDMA verbs straight on the NIC: every message is one send into a
+    /// receive buffer posted in advance, with no eager copy and no
+    /// rendezvous handshake (as `ib_send_lat` measures).
     Verbs,
     /// libfabric (the RxM provider over verbs on a RoCE host).
     Libfabric,
@@ -61,7 +63,8 @@ pub struct HostConfig {
     /// Eager messages between nodes are copied through the NIC's
     /// registered bounce buffers on both sides, at the memory copy rate
     /// (`mpi.memory_gbytes_per_s`), as libfabric's RxM provider does over
-    /// verbs; rendezvous data goes by RDMA without a copy.
+    /// verbs (so not at the verbs layer); rendezvous data goes by RDMA
+    /// without a copy.
     pub eager_copies: bool,
 }
 
@@ -136,7 +139,7 @@ impl HostCosts {
             nic_recv: ns_to_ps(c.nic_recv_latency_ns),
             inline_bytes: c.inline_bytes,
             dma_read: ns_to_ps(c.dma_read_ns),
-            eager_copies: c.eager_copies,
+            eager_copies: c.eager_copies && c.layer != SoftwareLayer::Verbs,
         }
     }
 

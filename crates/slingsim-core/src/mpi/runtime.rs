@@ -62,8 +62,10 @@ impl Params {
                 _ => Algorithm::Auto,
             };
         }
+        // Rendezvous is libfabric's and MPI's protocol; verbs send at once.
+        let verbs = host.layer == crate::host::SoftwareLayer::Verbs;
         Ok(Params {
-            eager_threshold: c.eager_threshold_bytes,
+            eager_threshold: if verbs { u64::MAX } else { c.eager_threshold_bytes },
             control_bytes: c.control_bytes,
             send_overhead: crate::host::HostCosts::new(host).cpu(ns_to_ps(c.send_overhead_ns)),
             recv_overhead: crate::host::HostCosts::new(host).cpu(ns_to_ps(c.recv_overhead_ns)),

@@ -387,7 +387,7 @@ pub struct RoutingConfig {
     /// added to non-minimal candidates) *(assumed)*.
     pub bias_bytes: f64,
     /// Aries ADAPTIVE_2 ("low") and ADAPTIVE_3 ("high") biases; ADAPTIVE_1
-    /// uses low at the source and high one hop later *(assumed values)*.
+    /// starts at low and doubles per hop up to high *(assumed values)*.
     pub aries_low_bias_bytes: f64,
     pub aries_high_bias_bytes: f64,
 }

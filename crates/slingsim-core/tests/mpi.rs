@@ -303,3 +303,30 @@ fn communication_time_runs_from_first_message_to_last_completion() {
     let fraction = j["mpi_time_fraction"].as_f64().unwrap();
     assert!((fraction - mean / runtime).abs() < 1e-12);
 }
+
+#[test]
+fn an_aries_alltoall_takes_its_own_routing_mode() {
+    // Cray MPICH on Aries: MPI_Alltoall's messages go ADAPTIVE_1 while the
+    // job's other messages stay ADAPTIVE_0 ([DeSensi19] Sec. 2.2).
+    let run = |a2a: &str| {
+        let cfg = json!({
+            "topology": {"kind": "aries", "groups": 2, "rows": 2, "columns": 4, "endpoints_per_switch": 2, "global_ports_per_switch": 2},
+            "nic": {"frame": "aries", "mtu_payload": 64},
+            "routing": {"algorithm": "adaptive-0"},
+            "mpi": {"gni_a2a_routing": a2a},
+            "job": [{"name": "a2a", "workload": "alltoall", "bytes": 4096, "iterations": 2, "nodes": {"count": 16}}],
+        });
+        let mut sim = Simulation::from_json(&cfg.to_string()).unwrap();
+        sim.run();
+        let s = sim.summary();
+        assert_eq!(s["end_reason"], "jobs_done", "{s:#}");
+        s["nonminimal_fraction"].as_f64().unwrap()
+    };
+    let (own, with_job, high) = (run("adaptive-1"), run("adaptive-0"), run("adaptive-3"));
+    // No bias sends more of an idle network's traffic the long way than a growing one or a high one.
+    assert!(own < with_job && high <= own, "adaptive-1 {own}, adaptive-0 {with_job}, adaptive-3 {high}");
+    let bad = json!({"topology": {"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 2, "global_ports_per_switch": 1},
+                     "mpi": {"gni_a2a_routing": "sideways"}});
+    let e = Simulation::from_json(&bad.to_string()).err().unwrap().to_string();
+    assert!(e.contains("gni_a2a_routing") && e.contains("adaptive-1"), "{e}");
+}

@@ -265,7 +265,7 @@ impl Simulation {
         let job = &mut self.mpi.jobs[r.job as usize];
         job.messages += 1;
         job.bytes += bytes;
-        if ctx == Context::Collective {
+        if ctx != Context::PointToPoint {
             job.collective_messages += 1;
         }
         self.mpi_ship(g, dst, size, Wire::Envelope(env), at);
@@ -363,6 +363,12 @@ impl Simulation {
                 rec.app_mode = mode as u8;
             }
             self.mpi.jobs[j].mode_messages[mode] += 1;
+        }
+        if alg == crate::routing::Algorithm::Adaptive(0).code() && w.wire.context() == Some(Context::Alltoall) {
+            // Cray MPICH on Aries routes MPI_Alltoall by its own mode
+            // (MPICH_GNI_A2A_ROUTING_MODE, default ADAPTIVE_1), also under
+            // application-aware routing ([DeSensi19] Sec. 2.2 and 4).
+            alg = self.mpi.p().gni_a2a_routing.code();
         }
         let flow = match self.mpi.free_flows.pop() {
             Some(f) => {
@@ -528,7 +534,8 @@ impl Simulation {
         let r = &mut self.mpi.ranks[g as usize];
         let slot = r.open(Owner::Program, false);
         let tag = r.coll_seq.entry(comm).or_insert(0);
-        let run = CollRun { comm, tag: *tag, rounds, round: 0, pending: 0, req: slot, live: true, ready: self.clock.now, started: false };
+        let ctx = if kind == crate::mpi::Collective::Alltoall { Context::Alltoall } else { Context::Collective };
+        let run = CollRun { ctx, comm, tag: *tag, rounds, round: 0, pending: 0, req: slot, live: true, ready: self.clock.now, started: false };
         *tag = tag.wrapping_add(1);
         let c = match r.colls.iter().position(|x| !x.live) {
             Some(i) => {
@@ -566,18 +573,18 @@ impl Simulation {
             // Each round runs once: its peer lists are taken, not copied.
             let round = &mut run.rounds[run.round];
             let (sends, recvs) = (std::mem::take(&mut round.sends), std::mem::take(&mut round.recvs));
-            let (comm, tag, start) = (run.comm, run.tag, run.ready.max(self.clock.now));
+            let (ctx, comm, tag, start) = (run.ctx, run.comm, run.tag, run.ready.max(self.clock.now));
             run.pending = (sends.len() + recvs.len()) as u32;
             if run.pending == 0 {
                 continue;
             }
             for &(peer, _) in &recvs {
-                self.mpi_post_recv(g, comm, peer as i32, tag, Context::Collective, Owner::Collective(c), false);
+                self.mpi_post_recv(g, comm, peer as i32, tag, ctx, Owner::Collective(c), false);
             }
             let mut at = start;
             for &(peer, bytes) in &sends {
                 at += send_overhead + self.mpi_send_copy(g, comm, peer as i32, bytes);
-                self.mpi_post_send(g, comm, peer as i32, tag, Context::Collective, bytes, Owner::Collective(c), at);
+                self.mpi_post_send(g, comm, peer as i32, tag, ctx, bytes, Owner::Collective(c), at);
             }
             return;
         }

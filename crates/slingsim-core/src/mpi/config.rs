@@ -29,6 +29,11 @@ pub struct MpiConfig {
     pub algorithms: AlgorithmConfig,
     /// Application-aware routing (jobs with `routing = "app-aware"`).
     pub app_aware: super::app_aware::AppAwareConfig,
+    /// The routing mode of MPI_Alltoall's messages in jobs whose mode is
+    /// Aries' default `adaptive-0`: Cray MPICH sets it apart
+    /// (MPICH_GNI_A2A_ROUTING_MODE), ADAPTIVE_1 by default ([DeSensi19]
+    /// Sec. 2.2, footnote 2). `adaptive-0` keeps them with the job.
+    pub gni_a2a_routing: crate::routing::Algorithm,
 }
 
 impl Default for MpiConfig {
@@ -43,6 +48,7 @@ impl Default for MpiConfig {
             reduce_gbytes_per_s: 0.0,
             algorithms: AlgorithmConfig::default(),
             app_aware: Default::default(),
+            gni_a2a_routing: crate::routing::Algorithm::Adaptive(1),
         }
     }
 }

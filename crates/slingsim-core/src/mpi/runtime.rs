@@ -26,6 +26,8 @@ pub struct Params {
     /// Algorithm of each collective, indexed like `Collective::ALL`.
     pub algorithms: [Algorithm; 9],
     pub app_aware: super::app_aware::AppAwareConfig,
+    /// Mode of MPI_Alltoall's messages in `adaptive-0` jobs.
+    pub gni_a2a_routing: crate::routing::Algorithm,
 }
 
 impl Params {
@@ -75,6 +77,7 @@ impl Params {
             reduce_ps_per_byte: if c.reduce_gbytes_per_s > 0.0 { 1000.0 / c.reduce_gbytes_per_s } else { 0.0 },
             algorithms,
             app_aware: c.app_aware.clone(),
+            gni_a2a_routing: c.gni_a2a_routing,
         })
     }
 

@@ -14,6 +14,9 @@ use std::collections::{BTreeMap, HashMap};
 pub enum Context {
     PointToPoint,
     Collective,
+    /// An MPI_Alltoall's messages: Cray MPICH routes them apart on Aries
+    /// (`mpi.gni_a2a_routing`).
+    Alltoall,
 }
 
 /// What a message carries to its receiver, used for matching.
@@ -78,6 +81,8 @@ pub struct Request {
 /// A collective a rank is running.
 #[derive(Clone, Debug)]
 pub struct CollRun {
+    /// Context its messages travel in.
+    pub ctx: Context,
     pub comm: u32,
     pub tag: i32,
     pub rounds: Vec<Round>,
@@ -269,4 +274,14 @@ pub enum Wire {
     /// Get request to the target, then its data back.
     GetRequest { src: u32, dst: u32, bytes: u64, req: u32 },
     GetData { src: u32, req: u32 },
+}
+
+impl Wire {
+    /// The context of the message this belongs to (none for one-sided operations).
+    pub fn context(&self) -> Option<Context> {
+        match self {
+            Wire::Envelope(env) | Wire::ClearToSend { env, .. } | Wire::Data { env, .. } => Some(env.ctx),
+            _ => None,
+        }
+    }
 }

@@ -156,13 +156,11 @@ impl Biases {
             Algorithm::Ugal | Algorithm::Par => self.ugal,
             Algorithm::Slingshot => self.slingshot,
             Algorithm::Adaptive(0) => 0.0,
-            Algorithm::Adaptive(1) => {
-                if hops == 0 {
-                    self.aries_low
-                } else {
-                    self.aries_high
-                }
-            }
+            // ADAPTIVE_1, "increasingly minimal bias": the bias grows as the
+            // packet approaches its destination ([DeSensi19] Sec. 2.2). How
+            // fast is not published: it starts at the low bias and doubles
+            // with each hop taken up to the high one *(assumed)*.
+            Algorithm::Adaptive(1) => (self.aries_low * f64::from(1u32 << hops.min(16))).min(self.aries_high.max(self.aries_low)),
             Algorithm::Adaptive(2) => self.aries_low,
             _ => self.aries_high,
         }

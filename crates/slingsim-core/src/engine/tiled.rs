@@ -47,6 +47,8 @@ pub(crate) struct Tiles {
     column_free: Vec<Ps>,
     /// Row each output granted last: its next grant goes to the next row with a request.
     last_row: IdVec<ChannelId, u8>,
+    /// Request queue each input channel last queued a packet into (a hint).
+    recent: IdVec<ChannelId, u32>,
     /// Request queue each output owes its next grant (its arbitration
     /// winner when that could not cross; `NONE`: none).
     owed: IdVec<ChannelId, u32>,
@@ -84,6 +86,7 @@ impl Tiles {
             column_free: vec![Ps::ZERO; net.channels.len() * rows],
             last_row: net.channels.iter().map(|_| (rows - 1) as u8).collect(),
             owed: net.channels.iter().map(|_| NONE).collect(),
+            recent: net.channels.iter().map(|_| NONE).collect(),
             row_of,
             rows,
             grant_ahead: slowest / speedup > fastest * (1.0 + 1e-9),
@@ -110,19 +113,26 @@ impl Simulation {
             (p.in_ch, p.ready, p.wire, p.src)
         };
         let row = tiles.row_of[in_ch];
-        let first = self.channels.tx[out].queues;
-        let mut v = first;
-        while v != NONE {
-            let q = &self.switches.voqs[v as usize];
-            if q.vc as usize == vc && q.queue.head_in_ch == in_ch {
-                break;
+        let v = match self.recent_request(in_ch, out, vc) {
+            Some(v) => v,
+            None => {
+                let first = self.channels.tx[out].queues;
+                let mut v = first;
+                while v != NONE {
+                    let q = &self.switches.voqs[v as usize];
+                    if q.vc as usize == vc && q.queue.head_in_ch == in_ch {
+                        break;
+                    }
+                    v = q.next;
+                }
+                if v == NONE {
+                    v = self.switches.new_voq(Voq { queue: PacketQueue::default(), next: first, vc: vc as u8, row });
+                    self.channels.tx[out].queues = v;
+                }
+                v
             }
-            v = q.next;
-        }
-        if v == NONE {
-            v = self.switches.new_voq(Voq { queue: PacketQueue::default(), next: first, vc: vc as u8, row });
-            self.channels.tx[out].queues = v;
-        }
+        };
+        self.switches.tiles.as_mut().expect("the tiled model is on").recent[in_ch] = v;
         self.switches.voqs[v as usize].queue.push(&mut self.pool, h);
         self.cc.on_egress_enqueue(out, to_endpoint, src);
         let t = &mut self.channels.tx[out];
@@ -131,6 +141,19 @@ impl Simulation {
         // Granting ahead, the arbiter itself finds how early it may grant.
         let at = if grant_ahead { ready } else { ready.max(t.busy_until) };
         self.schedule_try(out, at);
+    }
+
+    /// The request queue of (`in_ch`, `out`, `vc`) if it is the one input
+    /// `in_ch` last queued into (packets of a message follow each other):
+    /// that saves searching the output's list. A slot may have been freed
+    /// and reused since, so it is checked: a non-empty queue of that input
+    /// and VC whose last packet goes to `out` is the one.
+    #[inline]
+    fn recent_request(&self, in_ch: ChannelId, out: ChannelId, vc: usize) -> Option<u32> {
+        let v = self.switches.tiles.as_ref().expect("the tiled model is on").recent[in_ch];
+        let q = self.switches.voqs.get(v as usize)?;
+        let hit = !q.queue.is_empty() && q.vc as usize == vc && q.queue.head_in_ch == in_ch && self.pool.hot(q.queue.tail).ch == out;
+        hit.then_some(v)
     }
 
     /// Fast path, as the per-output model's: when output `out` has no

@@ -210,13 +210,14 @@ impl Simulation {
             let q = self.switches.voqs[owed as usize];
             self.grantable(ch, &q, now, to_switch, &mut wake, &mut credit_blocked)
         };
+        // A debt is paid before class arbitration: the debtor won it already.
         let chosen = if owed_ok {
             Some((owed, NONE))
         } else {
             self.pick_class(ch, now, to_switch, &mut wake, &mut credit_blocked)
                 .and_then(|c| self.oldest_of_next_row(ch, c, now, to_switch, &mut wake, &mut credit_blocked))
         };
-        let Some((winner, debtor)) = chosen else {
+        let Some((granted, debtor)) = chosen else {
             if credit_blocked {
                 // Absorbed when the shortfall was found: the next return is current.
                 let next_return = self.channels.tx[ch].next_credit_at;
@@ -231,7 +232,7 @@ impl Simulation {
             }
             return;
         };
-        let q = self.switches.voqs[winner as usize];
+        let q = self.switches.voqs[granted as usize];
         let lead = self.grant_lead(ch, q.queue.head_in_ch, q.queue.head_wire);
         let busy_until = self.channels.tx[ch].busy_until;
         if busy_until > now + lead {
@@ -239,13 +240,16 @@ impl Simulation {
             return;
         }
         let owed = &mut self.switches.tiles.as_mut().expect("the tiled model is on").owed[ch];
-        if *owed == winner {
+        if *owed == granted {
             *owed = NONE;
         }
         if debtor != NONE {
+            // A debt still owed here is one short of credits: it competes
+            // for them in order like any request, and the newer debtor,
+            // which could go but for its row bus, takes the slot.
             *owed = debtor;
         }
-        let h = self.pop_request(ch, winner);
+        let h = self.pop_request(ch, granted);
         if self.cc.active() {
             self.mark_congestion(h, ch, !to_switch);
         }

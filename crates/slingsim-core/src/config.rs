@@ -365,13 +365,40 @@ pub struct SwitchConfig {
     pub latency_spread_fraction: f64,
     /// Input buffer per port, split over the virtual channels.
     pub buffer_bytes: u32,
-    /// Crossbar speedup over the port rate.
+    /// Crossbar speedup over the port rate: an input port moves a packet
+    /// across the switch at `speedup` x its port rate (Rosetta: 4, 002
+    /// Sec. II-D; the presets set it with the tiled model).
     pub speedup: f64,
+    /// Arbitration model: `per-output` (default: the faster model the
+    /// golden outputs were made with) or `tiled` (Rosetta as built,
+    /// [`crate::crossbar`]).
+    pub model: crate::crossbar::SwitchModel,
+    /// Tile grid of the tiled model: rows, columns, ports per tile
+    /// (Rosetta 4 x 8 x 2, 000 Sec. II-A; Aries 6 x 8 x 1).
+    pub tile_rows: u32,
+    pub tile_columns: u32,
+    pub ports_per_tile: u32,
 }
 
 impl Default for SwitchConfig {
     fn default() -> Self {
-        SwitchConfig { latency_ns: 290.0, latency_spread_fraction: 0.07, buffer_bytes: 131_072, speedup: 2.0 }
+        SwitchConfig {
+            latency_ns: 290.0,
+            latency_spread_fraction: 0.07,
+            buffer_bytes: 131_072,
+            speedup: 2.0,
+            model: crate::crossbar::SwitchModel::PerOutput,
+            tile_rows: 4,
+            tile_columns: 8,
+            ports_per_tile: 2,
+        }
+    }
+}
+
+impl SwitchConfig {
+    /// The tile grid the tiled model places the ports on.
+    pub fn grid(&self) -> crate::crossbar::TileGrid {
+        crate::crossbar::TileGrid { rows: self.tile_rows, columns: self.tile_columns, ports_per_tile: self.ports_per_tile }
     }
 }
 
@@ -617,6 +644,9 @@ impl Config {
         }
         check("switch.speedup", self.switch.speedup, &lim::SPEEDUP)?;
         check_count("switch.buffer_bytes", self.switch.buffer_bytes as u64, 1, 1 << 30, "bytes (1 GiB; Rosetta has 128 KiB per port)")?;
+        check_count("switch.tile_rows", self.switch.tile_rows as u64, 1, crate::crossbar::MAX_ROWS as u64, "rows (Rosetta has 4, Aries 6)")?;
+        check_count("switch.tile_columns", self.switch.tile_columns as u64, 1, 256, "columns (Rosetta and Aries have 8)")?;
+        check_count("switch.ports_per_tile", self.switch.ports_per_tile as u64, 1, 256, "ports (Rosetta has 2, Aries 1)")?;
         check("cost.link_usd", self.cost.link_usd, &lim::USD)?;
         check("cost.router_usd", self.cost.router_usd, &lim::USD)?;
         self.host.check()?;

@@ -22,6 +22,7 @@
 
 pub mod config;
 pub mod congestion;
+pub mod crossbar;
 pub mod engine;
 pub mod error;
 pub mod ids;

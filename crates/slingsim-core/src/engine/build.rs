@@ -10,6 +10,8 @@ use super::reliability::Reliability;
 use super::signals::{Signals, ZeroLoad};
 use super::sources::{Flows, Traffic};
 use super::switch::{FallThrough, Qos, Switches};
+use super::tiled::Tiles;
+use crate::crossbar::SwitchModel;
 use super::{Clock, Simulation, VcLayout, NEVER};
 use crate::config::Config;
 use crate::congestion::{Congestion, CongestionControl};
@@ -81,6 +83,10 @@ impl Simulation {
         let nics = nics(&cfg, &net, frame, &cc, &qos, !fail_at.is_empty())?;
         let traffic = traffic(&cfg, &net, frame, sources, &modes)?;
         let measure = measurement(&cfg, traffic.sources.len());
+        let tiles = match cfg.switch.model {
+            SwitchModel::PerOutput => None,
+            SwitchModel::Tiled => Some(Box::new(Tiles::new(&net, cfg.switch.grid(), cfg.switch.speedup)?)),
+        };
         let mut sim = Simulation {
             clock: Clock { now: Ps::ZERO, warmup: window.warmup, window_end: window.window_end, end: window.end, watchdog, last_progress: Ps::ZERO },
             events: EventQueue::default(),
@@ -91,6 +97,7 @@ impl Simulation {
                 (0..net.switches()).map(|s| Rng::new(seed, 0x100_0000 + s as u64)).collect(),
                 FallThrough::new(ns_to_ps(cfg.switch.latency_ns), ns_to_ps(cfg.switch.latency_ns * cfg.switch.latency_spread_fraction), Rng::new(seed, 0xFA11).next_u64()),
                 cfg.switch.speedup,
+                tiles,
             ),
             nics,
             qos,

@@ -353,6 +353,20 @@ impl Channels {
         at < x.until && at + read() > x.from
     }
 
+    /// Earliest time from `at` at which input `in_ch` can move `cross` ps
+    /// of data across the switch without overlapping the read it is
+    /// committed to: `at` if the two do not meet, else the end of that
+    /// read (a committed read may lie in the future: the idle-output fast
+    /// path commits one for the moment its packet is ready).
+    #[inline]
+    pub fn bus_free_from(&self, in_ch: ChannelId, at: Ps, cross: Ps) -> Ps {
+        if self.xbar_busy(in_ch, at, || cross) {
+            self.tx[in_ch].xbar.until
+        } else {
+            at
+        }
+    }
+
     /// Counts a transmission on `ch` of `ser` ps and `wire` bytes that
     /// started at `start`, if inside the measurement window.
     #[inline]

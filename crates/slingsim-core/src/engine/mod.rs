@@ -15,6 +15,7 @@
 //! packet moves through them):
 //! - [`channels`]: links, their transmitters and the credits of the buffers they feed;
 //! - [`switch`]: input buffers, virtual output queues, routing and output arbitration;
+//! - [`tiled`]: the tiled switch model (per-input requests, row buses, column channels);
 //! - [`nic`]: messages, packetization, injection and the NIC counters;
 //! - [`sources`]: synthetic traffic and the flows it starts;
 //! - [`signals`]: acks and congestion notifications between the NICs and
@@ -37,6 +38,7 @@ mod report;
 pub(crate) mod signals;
 pub(crate) mod sources;
 pub(crate) mod switch;
+mod tiled;
 mod watchdog;
 
 use crate::ids::ChannelId;
@@ -411,14 +413,21 @@ impl Simulation {
             return; // superseded by an earlier attempt
         }
         t.scheduled_at = NEVER;
-        if now < t.busy_until {
+        let e = self.channels.from_endpoint[ch];
+        // A tiled switch granting ahead decides itself how early it may grant.
+        let ahead = e.is_none() && self.switches.tiles.as_ref().is_some_and(|t| t.grant_ahead);
+        let t = &self.channels.tx[ch];
+        if now < t.busy_until && !ahead {
             let at = t.busy_until;
             self.schedule_try(ch, at);
             return;
         }
-        let e = self.channels.from_endpoint[ch];
         if e.is_none() {
-            self.switch_send(ch)
+            if self.switches.tiles.is_some() {
+                self.tiled_send(ch)
+            } else {
+                self.switch_send(ch)
+            }
         } else {
             self.nic_send(e, ch)
         }

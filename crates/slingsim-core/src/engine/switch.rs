@@ -26,6 +26,8 @@ pub(crate) struct Voq {
     /// The output's next non-empty queue (a higher VC; `NONE`: last).
     pub next: u32,
     pub vc: u8,
+    /// Tile row of the input its packets came from (tiled model; 0 otherwise).
+    pub row: u8,
 }
 
 /// The switches' own state: their virtual output queues and random streams.
@@ -42,6 +44,8 @@ pub(crate) struct Switches {
     pub latency: FallThrough,
     /// Crossbar speedup over the port rate.
     pub speedup: f64,
+    /// The tiled model's state (`switch.model = "tiled"`), else none.
+    pub tiles: Option<Box<super::tiled::Tiles>>,
 }
 
 /// The fall-through latency of a switch, input to output: a mean and a
@@ -84,8 +88,8 @@ impl FallThrough {
 
 impl Switches {
     /// Switches with empty queues: `rng` gives each its random stream.
-    pub fn new(rng: IdVec<SwitchId, Rng>, latency: FallThrough, speedup: f64) -> Switches {
-        Switches { voqs: Vec::new(), free_voqs: Vec::new(), rng, latency, speedup }
+    pub fn new(rng: IdVec<SwitchId, Rng>, latency: FallThrough, speedup: f64, tiles: Option<Box<super::tiled::Tiles>>) -> Switches {
+        Switches { voqs: Vec::new(), free_voqs: Vec::new(), rng, latency, speedup, tiles }
     }
 
     /// Hints the processor to fetch the first queue of an output whose
@@ -117,17 +121,7 @@ impl Switches {
             (prev, v) = (v, self.voqs[v as usize].next);
         }
         if v == NONE || self.voqs[v as usize].vc != vc {
-            let q = Voq { queue: PacketQueue::default(), next: v, vc };
-            let new = match self.free_voqs.pop() {
-                Some(i) => {
-                    self.voqs[i as usize] = q;
-                    i
-                }
-                None => {
-                    self.voqs.push(q);
-                    (self.voqs.len() - 1) as u32
-                }
-            };
+            let new = self.new_voq(Voq { queue: PacketQueue::default(), next: v, vc, row: 0 });
             if prev == NONE {
                 *first = new;
             } else {
@@ -136,6 +130,27 @@ impl Switches {
             v = new;
         }
         self.voqs[v as usize].queue.push(pool, h);
+    }
+
+    /// Stores queue `q` in a free slot and returns its handle.
+    #[inline]
+    pub(super) fn new_voq(&mut self, q: Voq) -> u32 {
+        match self.free_voqs.pop() {
+            Some(i) => {
+                self.voqs[i as usize] = q;
+                i
+            }
+            None => {
+                self.voqs.push(q);
+                (self.voqs.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Gives the slot of queue `v` (empty, unlinked) back.
+    #[inline]
+    pub(super) fn free_voq(&mut self, v: u32) {
+        self.free_voqs.push(v);
     }
 
     /// Takes the head of the VC `vc` queue of the output whose list starts
@@ -222,6 +237,10 @@ impl Simulation {
             self.drop_lossy(h);
             return;
         }
+        if self.switches.tiles.is_some() {
+            self.tiled_enqueue(h, out, vc, to_endpoint);
+            return;
+        }
         if self.try_cut_through(h, out, vc, to_endpoint) {
             return;
         }
@@ -279,7 +298,7 @@ impl Simulation {
         let mut credit_blocked = false;
         let mut v = self.channels.tx[ch].queues;
         while v != NONE {
-            let Voq { queue: q, next, vc } = self.switches.voqs[v as usize];
+            let Voq { queue: q, next, vc, .. } = self.switches.voqs[v as usize];
             let vc = vc as usize;
             v = next;
             if q.head_ready > now {
@@ -323,7 +342,7 @@ impl Simulation {
     /// Class arbitration on `ch` among the classes with a sendable head
     /// (`best`); if every one is at its maximum share, none is sent and
     /// `wake` is lowered to when the first falls below it.
-    fn pick_class_vc(&self, ch: ChannelId, best: &[Option<(Ps, usize)>], wake: &mut Ps) -> Option<usize> {
+    pub(super) fn pick_class_vc(&self, ch: ChannelId, best: &[Option<(Ps, usize)>], wake: &mut Ps) -> Option<usize> {
         let now = self.clock.now;
         let rate = self.channels.tx[ch].rate;
         let mut ready = [(0usize, 0.0f64); 8];
@@ -372,7 +391,7 @@ impl Simulation {
 
     /// Congestion control sees packet `h` leave the queue of output `ch`
     /// (which held `queued_bytes` with it) and may mark it.
-    fn mark_congestion(&mut self, h: PacketId, ch: ChannelId, to_endpoint: bool) {
+    pub(super) fn mark_congestion(&mut self, h: PacketId, ch: ChannelId, to_endpoint: bool) {
         let queued = self.channels.tx[ch].queued_bytes;
         let (src, dst, ecn) = {
             let p = self.pool.hot(h);
@@ -392,7 +411,7 @@ impl Simulation {
 
     /// Starts sending packet `h` on channel `ch` (VC `vc`) at time `now`
     /// (the present, or the moment a cut-through packet becomes ready).
-    fn start_transmission(&mut self, h: PacketId, ch: ChannelId, vc: usize, to_switch: bool, now: Ps) {
+    pub(super) fn start_transmission(&mut self, h: PacketId, ch: ChannelId, vc: usize, to_switch: bool, now: Ps) {
         let (rate, latency, fabric, to_endpoint) = {
             let t = &self.channels.tx[ch];
             (t.rate, t.latency(), t.fabric, t.to_endpoint)

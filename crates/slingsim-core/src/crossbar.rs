@@ -1,0 +1,77 @@
+//! The switch's inside, as a config chooses it (MODEL.md Sec. 2): which
+//! arbitration model runs (`switch.model`) and, for the tiled one, the grid
+//! of tiles the ports sit on. The engine side is `engine/tiled.rs`.
+
+use crate::names::Named;
+
+/// How a switch arbitrates between its inputs (`switch.model`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SwitchModel {
+    /// One set of virtual output queues per output holding every input's
+    /// packets; the output grants the oldest ready head. The simpler, faster
+    /// model (docs/model.md, "Output arbitration by age across inputs").
+    #[default]
+    PerOutput,
+    /// Rosetta as built (000 Sec. II-A, Fig. 1; 002 Sec. II-D): request
+    /// queues per input port, the row bus of each input, the column channel
+    /// from each row to each output, request/grant fair among rows.
+    Tiled,
+}
+
+impl Named for SwitchModel {
+    const WHAT: &'static str = "switch model";
+    const REGISTRY: &'static [(&'static str, Self)] = &[("per-output", SwitchModel::PerOutput), ("tiled", SwitchModel::Tiled)];
+}
+crate::named_serde!(SwitchModel);
+
+/// Most tile rows a grid may have (Aries has 6, Rosetta 4): the arbiter
+/// keeps one candidate per row on the stack.
+pub const MAX_ROWS: u32 = 8;
+
+/// The tile grid of a tiled switch: `rows` x `columns` tiles with
+/// `ports_per_tile` ports each, numbered row by row. Rosetta: 4 x 8 tiles
+/// of 2 ports (000 Sec. II-A); Aries: 6 x 8 tiles of 1 port (004 Sec. 2.1
+/// gives 48 tiles, one link each; the 6 x 8 arrangement is the Aries
+/// router's). *Assumption*: switch port `p` sits on tile
+/// `p / ports_per_tile`, rows filled in order; the papers do not say which
+/// physical port a topology's port is cabled to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileGrid {
+    pub rows: u32,
+    pub columns: u32,
+    pub ports_per_tile: u32,
+}
+
+impl TileGrid {
+    /// Ports the grid holds.
+    pub fn ports(&self) -> u32 {
+        self.rows * self.columns * self.ports_per_tile
+    }
+
+    /// Row of the tile port `port` sits on (`port < self.ports()`).
+    pub fn row_of(&self, port: u32) -> u32 {
+        port / self.ports_per_tile / self.columns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rosetta_ports_fill_rows_of_sixteen() {
+        let g = TileGrid { rows: 4, columns: 8, ports_per_tile: 2 };
+        assert_eq!(g.ports(), 64);
+        assert_eq!((g.row_of(0), g.row_of(15), g.row_of(16), g.row_of(63)), (0, 0, 1, 3));
+        // 000 Fig. 1's example: port 19 is on row 1, port 56 on row 3.
+        assert_eq!((g.row_of(19), g.row_of(56)), (1, 3));
+        let aries = TileGrid { rows: 6, columns: 8, ports_per_tile: 1 };
+        assert_eq!((aries.ports(), aries.row_of(47)), (48, 5));
+    }
+
+    #[test]
+    fn a_bad_model_name_lists_the_valid_ones() {
+        let e = SwitchModel::from_name("crossbar").unwrap_err();
+        assert_eq!(e, "unknown switch model \"crossbar\"; choose one of: per-output, tiled");
+    }
+}

@@ -30,6 +30,25 @@ pub enum RailSelection {
     Random,
 }
 
+/// How end-to-end acks and congestion notifications return to the source
+/// NIC (`nic.acks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckModel {
+    /// As packets on the reverse path, through the same links, buffers,
+    /// credits and virtual channels as data (MODEL.md Sec. 2): they take
+    /// bandwidth and queue behind data.
+    Packets,
+    /// As events one zero-load path latency after delivery, taking no
+    /// bandwidth: the earlier model, kept for speed and ablation.
+    Instant,
+}
+
+impl Named for AckModel {
+    const WHAT: &'static str = "ack model";
+    const REGISTRY: &'static [(&'static str, Self)] = &[("packets", AckModel::Packets), ("instant", AckModel::Instant)];
+}
+crate::named_serde!(AckModel);
+
 impl Named for RailSelection {
     const WHAT: &'static str = "rail selection";
     const REGISTRY: &'static [(&'static str, Self)] = &[

@@ -118,3 +118,41 @@ impl Simulation {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use crate::ids::NodeId;
+    use crate::Simulation;
+
+    /// Acks that cannot leave their NIC (its up-link's credits taken away)
+    /// hold the sender's window shut: nothing moves, but packets are still
+    /// held, so the watchdog must call it a deadlock and name the NIC's ack
+    /// queue, not end the run as idle or hang.
+    #[test]
+    fn acks_stuck_at_their_nic_trip_the_watchdog() {
+        let cfg = r#"{
+            "topology": {"groups": 2, "switches_per_group": 2, "endpoints_per_switch": 2, "global_ports_per_switch": 1},
+            "congestion": {"algorithm": "slingshot"},
+            "sim": {"watchdog_ns": 20000, "max_time_ns": 1000000},
+            "traffic": [{"name": "f", "pattern": "incast", "nodes": {"list": [0, 7]}, "target": 1, "flow_bytes": 1000000}]
+        }"#;
+        let mut sim = Simulation::from_json(cfg).unwrap();
+        let receiver = sim.net.endpoint_of(NodeId(7), 0);
+        let up = sim.net.endpoint_up[receiver];
+        sim.channels.set_credits(up, 0, 0);
+        sim.run();
+        let s = sim.summary();
+        assert_eq!(s["end_reason"], "deadlock", "{s}");
+        assert!(s["control_packets"]["ack"]["queued_at_nic"].as_u64().unwrap() > 0, "{s}");
+        assert_eq!(s["packets_conserved"], true, "{s}");
+        let stuck = s["deadlock"]["stuck_buffers"].as_array().unwrap();
+        assert!(stuck.iter().any(|b| b["kind"] == "nic_ack_queue" && b["output"] == format!("endpoint {receiver}")), "{s}");
+        assert!(s["sim_time_ns"].as_f64().unwrap() < 1_000_000.0);
+
+        // With instant acks the same starved link carries nothing that matters.
+        let mut sim = Simulation::from_json(&cfg.replace(r#""congestion""#, r#""nic": {"acks": "instant"}, "congestion""#)).unwrap();
+        sim.channels.set_credits(up, 0, 0);
+        sim.run();
+        assert_eq!(sim.summary()["end_reason"], "flows_done");
+    }
+}

@@ -27,6 +27,8 @@ pub struct Config {
     pub traffic: Vec<TrafficConfig>,
     /// The MPI library's costs and protocols, and the jobs (MODEL.md Sec. 7).
     pub mpi: crate::mpi::config::MpiConfig,
+    /// The host stack below MPI: software layers and NIC latency.
+    pub host: crate::host::HostConfig,
     pub job: Vec<crate::mpi::config::JobConfig>,
 }
 
@@ -299,7 +301,9 @@ pub struct LinkConfig {
     pub terminal_latency_ns: f64,
     pub local_latency_ns: f64,
     pub global_latency_ns: f64,
-    /// FEC latency added on every link traversal *(assumed 100 ns)*.
+    /// FEC latency added on every link traversal *(assumed 50 ns: with the
+    /// switch's fall-through and a 2 m cable it makes the 350 ns hop of
+    /// [DeSensi20] Fig. 2; docs/model.md)*.
     pub fec_latency_ns: f64,
     /// Bandwidth of global (inter-group) links if it differs from
     /// `bandwidth_bps` (Aries: optical 4.7 GB/s against electrical 5.25 GB/s).
@@ -342,7 +346,7 @@ impl Default for LinkConfig {
             terminal_latency_ns: 10.0,
             local_latency_ns: 10.0,
             global_latency_ns: 100.0,
-            fec_latency_ns: 100.0,
+            fec_latency_ns: 50.0,
             global_bandwidth_bps: None,
             bit_error_rate: 0.0,
             degraded: Vec::new(),
@@ -355,8 +359,16 @@ impl Default for LinkConfig {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SwitchConfig {
-    /// Fall-through latency port to port.
+    /// Mean fall-through latency, input to output, FEC excluded. With the
+    /// 50 ns of FEC and 10 ns of cable a hop costs 350 ns on average, the
+    /// mean and median of [DeSensi20] Fig. 2.
     pub latency_ns: f64,
+    /// Fall-through differs by output port ([Roweth] Sec. II-F: 308-327 ns
+    /// "depending on the combination of ports used", a width of 6% of the
+    /// mean): each output of each switch takes a fixed latency drawn
+    /// uniformly from a range this fraction of `latency_ns` wide, centred
+    /// on it (0.07: 290 +- 10 ns). 0 gives every output the same latency.
+    pub latency_spread_fraction: f64,
     /// Input buffer per port, split over the virtual channels.
     pub buffer_bytes: u32,
     /// Crossbar speedup over the port rate.
@@ -365,7 +377,7 @@ pub struct SwitchConfig {
 
 impl Default for SwitchConfig {
     fn default() -> Self {
-        SwitchConfig { latency_ns: 300.0, buffer_bytes: 131_072, speedup: 2.0 }
+        SwitchConfig { latency_ns: 290.0, latency_spread_fraction: 0.07, buffer_bytes: 131_072, speedup: 2.0 }
     }
 }
 
@@ -582,6 +594,11 @@ impl Config {
         ] {
             check(k, v, &lim::LATENCY_NS)?;
         }
+        check(
+            "switch.latency_spread_fraction",
+            self.switch.latency_spread_fraction,
+            &lim::Limit { min: 0.0, max: 2.0, says: "between 0 and 2 (a fraction of switch.latency_ns: the range it spans around the mean; 0.07 fits [Roweth] Sec. II-F)" },
+        )?;
         for (k, v) in [
             ("routing.ugal_threshold_bytes", self.routing.ugal_threshold_bytes),
             ("routing.bias_bytes", self.routing.bias_bytes),
@@ -608,6 +625,7 @@ impl Config {
         check_count("switch.buffer_bytes", self.switch.buffer_bytes as u64, 1, 1 << 30, "bytes (1 GiB; Rosetta has 128 KiB per port)")?;
         check("cost.link_usd", self.cost.link_usd, &lim::USD)?;
         check("cost.router_usd", self.cost.router_usd, &lim::USD)?;
+        self.host.check()?;
         self.check_sim()?;
         self.check_traffic()?;
         self.check_jobs()?;

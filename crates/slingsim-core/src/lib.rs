@@ -27,6 +27,7 @@ pub mod error;
 pub mod ids;
 pub mod limits;
 pub mod event;
+pub mod host;
 pub mod metrics;
 pub mod mpi;
 pub mod names;

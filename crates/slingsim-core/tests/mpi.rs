@@ -7,11 +7,21 @@ use slingsim_core::Simulation;
 /// A small dragonfly (3 groups x 2 switches x 2 nodes) with RoCE-free
 /// defaults, and the given jobs and MPI settings.
 fn run(jobs: Value, mpi: Value) -> Value {
+    run_on_host(jobs, mpi, json!({}))
+}
+
+/// A host stack that costs nothing below MPI: messages take their packets' time.
+fn bare_host() -> Value {
+    json!({"verbs_overhead_ns": 0, "libfabric_overhead_ns": 0, "nic_send_latency_ns": 0, "nic_recv_latency_ns": 0, "eager_copies": false})
+}
+
+fn run_on_host(jobs: Value, mpi: Value, host: Value) -> Value {
     let cfg = json!({
         "topology": {"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 2, "global_ports_per_switch": 1},
         "routing": {"algorithm": "minimal"},
         "sim": {"max_time_ns": 1e8},
         "mpi": mpi,
+        "host": host,
         "job": jobs,
     });
     let mut sim = Simulation::from_json(&cfg.to_string()).unwrap();
@@ -36,7 +46,7 @@ fn a_job_runs_to_completion() {
 fn pingpong_matches_latency_plus_serialization() {
     // Two nodes on different groups; every hop's latency is known.
     let jobs = json!([{"name": "pp", "workload": "pingpong", "bytes": 1000, "iterations": 4, "nodes": {"list": [0, 11]}}]);
-    let s = run(jobs.clone(), json!({"send_overhead_ns": 0, "recv_overhead_ns": 0}));
+    let s = run_on_host(jobs.clone(), json!({"send_overhead_ns": 0, "recv_overhead_ns": 0}), bare_host());
     let j = &s["jobs"]["pp"];
     let it = j["iteration_ns"]["mean"].as_f64().unwrap();
     let one_way = j["message_latency_ns"]["mean"].as_f64().unwrap();
@@ -46,9 +56,38 @@ fn pingpong_matches_latency_plus_serialization() {
     let packet = s["traffic"]["pp"]["latency_ns"]["mean"].as_f64().unwrap();
     assert!((one_way - packet).abs() < 1e-6, "message {one_way} vs packet {packet}");
     // With overheads, each iteration grows by two sends and two receives.
-    let s2 = run(jobs, json!({"send_overhead_ns": 500, "recv_overhead_ns": 300}));
+    let s2 = run_on_host(jobs.clone(), json!({"send_overhead_ns": 500, "recv_overhead_ns": 300}), bare_host());
     let it2 = s2["jobs"]["pp"]["iteration_ns"]["mean"].as_f64().unwrap();
     assert!((it2 - it - 1600.0).abs() < 5.0, "{it2} - {it} should be 2 x (500 + 300)");
+    // The default host stack adds, each way, the CPU time of verbs,
+    // libfabric and MPI on both sides, the NIC's send and receive
+    // latencies and the eager copy of 1000 B at 10 GB/s on both sides:
+    // 2 x (2 x (100 + 100 + 50) + 450 + 400 + 2 x 100) ns per iteration.
+    let s3 = run_on_host(jobs.clone(), json!({}), json!({}));
+    let it3 = s3["jobs"]["pp"]["iteration_ns"]["mean"].as_f64().unwrap();
+    assert!((it3 - it - 3100.0).abs() < 5.0, "{it3} - {it} should be 2 x 1550");
+    // Below MPI (verbs), MPI's and libfabric's CPU time go.
+    let s4 = run_on_host(jobs.clone(), json!({}), json!({"layer": "verbs"}));
+    let it4 = s4["jobs"]["pp"]["iteration_ns"]["mean"].as_f64().unwrap();
+    assert!((it3 - it4 - 600.0).abs() < 5.0, "{it3} - {it4} should be 2 x 2 x (100 + 50)");
+}
+
+#[test]
+fn payloads_above_the_inline_size_pay_a_dma_read() {
+    // [Roweth] Fig. 7: latency is flat up to 96 B, written with the command;
+    // above, the NIC reads the payload first.
+    let time = |bytes: u64| {
+        let jobs = json!([{"name": "pp", "workload": "pingpong", "bytes": bytes, "iterations": 2, "nodes": {"list": [0, 1]}}]);
+        let s = run_on_host(jobs, json!({}), json!({"inline_bytes": 96, "dma_read_ns": 250}));
+        s["jobs"]["pp"]["iteration_ns"]["mean"].as_f64().unwrap()
+    };
+    let (t96, t97) = (time(96), time(97));
+    // Two messages per iteration, one more byte each on the wire.
+    assert!((t97 - t96 - 500.0).abs() < 2.0, "96 B {t96} ns, 97 B {t97} ns");
+    let bad = json!({"topology": {"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 2, "global_ports_per_switch": 1},
+                     "host": {"layer": "sockets"}});
+    let e = Simulation::from_json(&bad.to_string()).err().unwrap().to_string();
+    assert!(e.contains("host.layer") && e.contains("verbs, libfabric, mpi"), "{e}");
 }
 
 #[test]
@@ -175,10 +214,11 @@ fn a_run_can_stop_when_a_named_job_finishes() {
 #[test]
 fn allreduce_on_one_switch_takes_one_message_latency_per_round() {
     // Eight nodes on one switch: every pair is two terminal links and one
-    // switch apart, so recursive doubling's 3 rounds take 3 one-way times.
+    // switch apart, so recursive doubling's 3 rounds take 3 one-way times
+    // (with every output of the switch as fast as the others).
     let topo = json!({"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 8, "global_ports_per_switch": 1});
     let one = |jobs: Value| {
-        let cfg = json!({"topology": topo, "mpi": {"send_overhead_ns": 0, "recv_overhead_ns": 0}, "job": jobs});
+        let cfg = json!({"topology": topo, "switch": {"latency_spread_fraction": 0}, "mpi": {"send_overhead_ns": 0, "recv_overhead_ns": 0}, "job": jobs});
         let mut sim = Simulation::from_json(&cfg.to_string()).unwrap();
         sim.run();
         sim.summary()
@@ -246,8 +286,8 @@ fn communication_time_runs_from_first_message_to_last_completion() {
     let program = json!({"ranks": 2, "comms": [[0, 1]], "ops": [
         [{"op": "compute", "ns": 5000.0}, {"op": "send", "comm": 0, "peer": 1, "tag": 0, "bytes": 8}, {"op": "compute", "ns": 3000.0}],
         [{"op": "recv", "comm": 0, "peer": 0, "tag": 0, "bytes": 8}]]});
-    let s = run(json!([{"name": "p", "workload": "program", "program": program, "nodes": {"list": [0, 11]}}]),
-                json!({"send_overhead_ns": 0, "recv_overhead_ns": 0}));
+    let s = run_on_host(json!([{"name": "p", "workload": "program", "program": program, "nodes": {"list": [0, 11]}}]),
+                        json!({"send_overhead_ns": 0, "recv_overhead_ns": 0}), bare_host());
     let j = &s["jobs"]["p"];
     let latency = j["message_latency_ns"]["mean"].as_f64().unwrap();
     let span = j["max_comm_time_ns"].as_f64().unwrap();

@@ -9,7 +9,7 @@ use super::nic::Nics;
 use super::reliability::Reliability;
 use super::signals::{Signals, ZeroLoad};
 use super::sources::{Flows, Traffic};
-use super::switch::{Qos, Switches};
+use super::switch::{FallThrough, Qos, Switches};
 use super::{Clock, Simulation, VcLayout, NEVER};
 use crate::config::Config;
 use crate::congestion::{Congestion, CongestionControl};
@@ -70,7 +70,7 @@ impl Simulation {
         let sources = build_sources(&cfg.traffic, &topo, &net, seed, &mut alloc)?;
         let names: Vec<String> = sources.iter().map(|s| s.name.clone()).collect();
         let job_plans = crate::mpi::build::plan_jobs(&cfg.job, &mut alloc, seed, &names)?;
-        let mpi_params = crate::mpi::runtime::Params::new(&cfg.mpi)?;
+        let mpi_params = crate::mpi::runtime::Params::new(&cfg.mpi, &cfg.host)?;
         let window = run_window(&cfg, &sources);
         let cc = Congestion::new(&cfg.congestion, cfg.nic.bandwidth_bps)?;
         let channels = Channels::new(&net, vcs, vc_capacity, cfg.switch.buffer_bytes as u64, classes.len(), &fail_at, cfg.links.bit_error_rate > 0.0);
@@ -89,7 +89,7 @@ impl Simulation {
             channels,
             switches: Switches::new(
                 (0..net.switches()).map(|s| Rng::new(seed, 0x100_0000 + s as u64)).collect(),
-                ns_to_ps(cfg.switch.latency_ns),
+                FallThrough::new(ns_to_ps(cfg.switch.latency_ns), ns_to_ps(cfg.switch.latency_ns * cfg.switch.latency_spread_fraction), Rng::new(seed, 0xFA11).next_u64()),
                 cfg.switch.speedup,
             ),
             nics,
@@ -276,7 +276,7 @@ const WATCHDOG_DEFAULT_NS: f64 = 500_000.0;
 /// retry timeout (a lost packet waits that long to be resent).
 fn watchdog_interval(cfg: &Config, net: &Network, frame: Frame) -> Result<Ps> {
     let full = frame.wire_bytes(cfg.nic.mtu_payload) as u64;
-    let hop = net.channels.iter().map(|c| c.latency + c.rate.serialize(full)).max().unwrap_or(Ps::ZERO) + ns_to_ps(cfg.switch.latency_ns);
+    let hop = net.channels.iter().map(|c| c.latency + c.rate.serialize(full)).max().unwrap_or(Ps::ZERO) + ns_to_ps(cfg.switch.latency_ns + cfg.switch.latency_ns * cfg.switch.latency_spread_fraction / 2.0);
     let floor = (hop * 4).max(ns_to_ps(cfg.nic.retry_timeout_ns) + hop);
     match cfg.sim.watchdog_ns {
         None => Ok(ns_to_ps(WATCHDOG_DEFAULT_NS).max(floor)),
@@ -324,7 +324,7 @@ fn zero_load(cfg: &Config, net: &Network, frame: Frame) -> ZeroLoad {
     ZeroLoad {
         terminal_latency: latency_of(true),
         max_fabric_latency: latency_of(false),
-        switch_latency: ns_to_ps(cfg.switch.latency_ns),
+        switch_latency: ns_to_ps(cfg.switch.latency_ns + cfg.switch.latency_ns * cfg.switch.latency_spread_fraction / 2.0),
         line_rate_bps: cfg.nic.bandwidth_bps,
         full_packet_wire: frame.wire_bytes(cfg.nic.mtu_payload),
     }

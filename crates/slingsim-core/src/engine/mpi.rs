@@ -10,8 +10,12 @@
 //! up unbounded eager sends behind a slow receiver); a larger one sends a
 //! request to send, the receiver answers clear-to-send when a receive
 //! matches, and the data follows; both sides complete when it has arrived. Posting a
-//! send costs the rank `mpi.send_overhead_ns`; a receive completes
-//! `mpi.recv_overhead_ns` after its data arrived.
+//! send costs the rank the CPU time of its software layers
+//! ([`crate::host`]: verbs, libfabric, MPI); between nodes the NIC then
+//! takes `host.nic_send_latency_ns` (plus a DMA read above
+//! `host.inline_bytes`) to put it on the wire, and the receiving NIC
+//! `host.nic_recv_latency_ns` to hand it to the host; a receive completes
+//! the receive side's CPU time after that.
 
 use crate::ids::NodeId;
 use super::sources::{FlowRecord, NONE_MODE};
@@ -109,13 +113,15 @@ impl Simulation {
                 self.mpi.ranks[g as usize].ready_at = now + ns_to_ps(ns);
             }
             Op::Isend { comm, peer, tag, bytes, req } => {
-                let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, now + send_overhead);
+                let cpu = send_overhead + self.mpi_send_copy(g, comm, peer, bytes);
+                let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, now + cpu);
                 self.mpi_bind(g, req, slot);
-                self.mpi.ranks[g as usize].ready_at = now + send_overhead;
+                self.mpi.ranks[g as usize].ready_at = now + cpu;
             }
             Op::Send { comm, peer, tag, bytes } => {
-                let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, now + send_overhead);
-                self.mpi.ranks[g as usize].ready_at = now + send_overhead;
+                let cpu = send_overhead + self.mpi_send_copy(g, comm, peer, bytes);
+                let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, now + cpu);
+                self.mpi.ranks[g as usize].ready_at = now + cpu;
                 self.mpi_block_on(g, vec![slot]);
             }
             Op::Irecv { comm, peer, tag, req, .. } => {
@@ -209,6 +215,27 @@ impl Simulation {
         job.first_rank + job.program.comms[comm as usize][peer as usize]
     }
 
+    /// CPU time to copy an eager payload of `bytes` between the ranks'
+    /// memory and the NIC's bounce buffers, on either side: eager messages
+    /// between nodes are copied ([`crate::host::HostConfig::eager_copies`]);
+    /// rendezvous data moves by RDMA, between ranks of a node by memory.
+    fn mpi_eager_copy(&self, from: u32, to: u32, bytes: u64) -> Ps {
+        let p = self.mpi.p();
+        let (a, b) = (&self.mpi.ranks[from as usize], &self.mpi.ranks[to as usize]);
+        if !p.host.eager_copies || bytes > p.eager_threshold || a.node == b.node {
+            return Ps::ZERO;
+        }
+        Ps::from_f64((bytes as f64 * p.memory_ps_per_byte).round())
+    }
+
+    /// The sender's copy of a message to `peer` of `comm` (none to `PROC_NULL`).
+    fn mpi_send_copy(&self, g: u32, comm: u32, peer: i32, bytes: u64) -> Ps {
+        if peer == PROC_NULL {
+            return Ps::ZERO;
+        }
+        self.mpi_eager_copy(g, self.mpi_peer(g, comm, peer), bytes)
+    }
+
     /// Rank of `g` within `comm`.
     fn mpi_rank_in(&self, g: u32, comm: u32) -> i32 {
         let r = &self.mpi.ranks[g as usize];
@@ -287,9 +314,16 @@ impl Simulation {
         slot
     }
 
-    /// Sends `wire` of `bytes` from rank `from` to rank `to` at `at`.
+    /// Sends `wire` of `bytes` from rank `from` to rank `to`, its command
+    /// written at `at`; between nodes the NIC takes its send latency
+    /// before the message reaches the wire.
     fn mpi_ship(&mut self, from: u32, to: u32, bytes: u64, wire: Wire, at: Ps) {
         let id = self.mpi.add_wire(WireRecord { wire, from, to, bytes });
+        let at = if self.mpi.ranks[from as usize].node != self.mpi.ranks[to as usize].node {
+            at + self.mpi.p().host.send_latency(bytes)
+        } else {
+            at
+        };
         if at > self.clock.now {
             self.events.push(at, Event::MpiPost(id));
         } else {
@@ -347,6 +381,8 @@ impl Simulation {
         self.enqueue_message(a, b, bytes, source, flow, alg, class);
     }
 
+    /// A message through memory, or from the NIC after its receive
+    /// latency, is at its destination rank.
     pub(crate) fn on_mpi_local(&mut self, id: u32) {
         self.mpi_arrived(id, self.clock.now);
     }
@@ -376,7 +412,13 @@ impl Simulation {
             job.lost_bytes += lost;
             return;
         }
-        self.mpi_arrived(id, t);
+        // The receiving NIC hands the message to the host.
+        let recv = self.mpi.p().host.nic_recv;
+        if recv > Ps::ZERO {
+            self.events.push(t + recv, Event::MpiLocal(id));
+        } else {
+            self.mpi_arrived(id, t);
+        }
     }
 
     fn mpi_arrived(&mut self, id: u32, t: Ps) {
@@ -444,7 +486,8 @@ impl Simulation {
 
     /// A receive's data is in: it completes after the receive overhead.
     fn mpi_recv_done(&mut self, d: u32, req: u32, env: &Envelope, t: Ps) {
-        let at = t + self.mpi.p().recv_overhead;
+        let copy = if env.rendezvous { Ps::ZERO } else { self.mpi_eager_copy(env.src, d, env.bytes) };
+        let at = t + self.mpi.p().recv_overhead + copy;
         let r = &self.mpi.ranks[d as usize];
         if r.reqs[req as usize].timed_recv && env.ctx == Context::PointToPoint {
             let j = r.job as usize;
@@ -531,8 +574,9 @@ impl Simulation {
             for &(peer, _) in &recvs {
                 self.mpi_post_recv(g, comm, peer as i32, tag, Context::Collective, Owner::Collective(c), false);
             }
-            for (i, &(peer, bytes)) in sends.iter().enumerate() {
-                let at = start + send_overhead * (i as u64 + 1);
+            let mut at = start;
+            for &(peer, bytes) in &sends {
+                at += send_overhead + self.mpi_send_copy(g, comm, peer as i32, bytes);
                 self.mpi_post_send(g, comm, peer as i32, tag, Context::Collective, bytes, Owner::Collective(c), at);
             }
             return;

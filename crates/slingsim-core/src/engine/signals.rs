@@ -41,14 +41,18 @@ pub(crate) struct NetworkView<'a> {
 
 impl PathView for NetworkView<'_> {
     /// NIC rate x the zero-load round trip between the endpoints (every hop
-    /// counted at the slowest link latency), plus one full packet.
+    /// counted at the slowest link latency, and the time a full packet
+    /// takes to arrive whole, since it is acknowledged on delivery), plus
+    /// one full packet: a window is spent in whole packets, so without that
+    /// one a lone flow on an idle network would wait for acks it does not
+    /// need to wait for.
     fn bandwidth_delay(&self, src: EndpointId, dst: EndpointId) -> f64 {
         let z = self.zero_load;
         let (a, b) = (self.net.endpoint_switch[src], self.net.endpoint_switch[dst]);
         let hops = self.topo.distance(a, b).min(16) as u64;
         let one_way = z.terminal_latency * 2 + z.max_fabric_latency * hops + z.switch_latency * (hops + 1);
         let rtt = one_way * 2;
-        z.line_rate_bps / 8.0 * rtt.as_f64() * 1e-12 + z.full_packet_wire as f64
+        z.line_rate_bps / 8.0 * rtt.as_f64() * 1e-12 + 2.0 * z.full_packet_wire as f64
     }
 
     fn port_rate(&self, e: EndpointId) -> f64 {

@@ -38,15 +38,53 @@ pub(crate) struct Switches {
     free_voqs: Vec<u32>,
     /// One random stream per switch (routing choices).
     pub rng: IdVec<SwitchId, Rng>,
-    /// Fall-through latency port to port.
-    pub latency: Ps,
+    /// Fall-through latency of each output ([`FallThrough`]).
+    pub latency: FallThrough,
     /// Crossbar speedup over the port rate.
     pub speedup: f64,
 }
 
+/// The fall-through latency of a switch, input to output: a mean and a
+/// spread over output ports ([Roweth] Sec. II-F measured 308-327 ns
+/// "depending on the combination of ports used"). Each output's latency is
+/// a fixed draw, hashed from the seed and the output channel, so it costs
+/// no memory per port and is the same in every run of the seed. It
+/// depends on the output alone, not on the input: every packet for one
+/// output then waits the same time in the switch, so packets reach the
+/// output's arbitration in the order they arrived, which the cut-through
+/// path ([`Simulation::try_cut_through`]) relies on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FallThrough {
+    /// The lowest latency of any output.
+    pub min: Ps,
+    /// Width of the draw (0: every output takes `min`).
+    pub spread: Ps,
+    seed: u64,
+}
+
+impl FallThrough {
+    /// Latencies uniform in `mean` +- `spread` / 2, drawn with `seed`.
+    pub fn new(mean: Ps, spread: Ps, seed: u64) -> FallThrough {
+        FallThrough { min: Ps(mean.0 - spread.0 / 2), spread, seed }
+    }
+
+    /// The latency of output channel `out`.
+    #[inline]
+    pub fn of(&self, out: ChannelId) -> Ps {
+        if self.spread == Ps::ZERO {
+            return self.min;
+        }
+        let mut z = self.seed ^ (out.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        Ps(self.min.0 + ((z as u128 * (self.spread.0 + 1) as u128) >> 64) as u64)
+    }
+}
+
 impl Switches {
     /// Switches with empty queues: `rng` gives each its random stream.
-    pub fn new(rng: IdVec<SwitchId, Rng>, latency: Ps, speedup: f64) -> Switches {
+    pub fn new(rng: IdVec<SwitchId, Rng>, latency: FallThrough, speedup: f64) -> Switches {
         Switches { voqs: Vec::new(), free_voqs: Vec::new(), rng, latency, speedup }
     }
 
@@ -176,8 +214,9 @@ impl Simulation {
         p.in_vc = p.vc;
         p.vc = vc as u8;
         p.ch = out;
-        p.ready = now + self.switches.latency;
-        p.extend_path(self.switches.latency);
+        let fall_through = self.switches.latency.of(out);
+        p.ready = now + fall_through;
+        p.extend_path(fall_through);
         let (ready, wire, class, src, data) = (p.ready, p.wire, p.class, p.src, p.kind == PacketKind::Data);
         if self.qos.any_lossy && self.qos.classes[class as usize].spec.lossy && self.channels.tx[out].queued_bytes >= self.qos.lossy_queue_bytes {
             self.drop_lossy(h);
@@ -410,5 +449,28 @@ impl Simulation {
         self.channels.account(ch, ser, wire, in_window);
         self.measure.packet_hops += 1;
         self.clock.last_progress = start;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fall_through_spans_its_range_evenly_and_is_fixed_per_output() {
+        let f = FallThrough::new(Ps(290_000), Ps(20_000), 7);
+        let draws: Vec<Ps> = (0..10_000).map(|c| f.of(ChannelId(c))).collect();
+        assert!(draws.iter().all(|&d| d >= Ps(280_000) && d <= Ps(300_000)));
+        let mean = draws.iter().map(|d| d.0 as f64).sum::<f64>() / draws.len() as f64;
+        assert!((mean - 290_000.0).abs() < 300.0, "mean {mean}");
+        // Each quarter of the range holds about a quarter of the outputs.
+        for q in 0..4u64 {
+            let lo = 280_000 + q * 5_000;
+            let n = draws.iter().filter(|d| d.0 >= lo && d.0 < lo + 5_000).count();
+            assert!((2_200..2_800).contains(&n), "quarter {q}: {n}");
+        }
+        assert_eq!(f.of(ChannelId(42)), f.of(ChannelId(42)));
+        assert_ne!(FallThrough::new(Ps(290_000), Ps(20_000), 8).of(ChannelId(42)), f.of(ChannelId(42)), "another seed, another draw");
+        assert_eq!(FallThrough::new(Ps(290_000), Ps::ZERO, 7).of(ChannelId(3)), Ps(290_000));
     }
 }

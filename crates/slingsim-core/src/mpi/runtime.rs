@@ -13,8 +13,12 @@ use crate::units::{ns_to_ps, Ps};
 pub struct Params {
     pub eager_threshold: u64,
     pub control_bytes: u64,
+    /// CPU time a rank spends per message sent and received, over every
+    /// software layer the job uses ([`crate::host`]).
     pub send_overhead: Ps,
     pub recv_overhead: Ps,
+    /// The host stack's NIC latencies.
+    pub host: crate::host::HostCosts,
     pub memory_latency: Ps,
     /// Picoseconds per byte of a memory copy and of a reduction (0: free).
     pub memory_ps_per_byte: f64,
@@ -26,7 +30,7 @@ pub struct Params {
 
 impl Params {
     /// Checks and converts `[mpi]`.
-    pub fn new(c: &MpiConfig) -> Result<Params> {
+    pub fn new(c: &MpiConfig, host: &crate::host::HostConfig) -> Result<Params> {
         use crate::error::ConfigError;
         for (field, v) in [
             ("mpi.send_overhead_ns", c.send_overhead_ns),
@@ -61,8 +65,9 @@ impl Params {
         Ok(Params {
             eager_threshold: c.eager_threshold_bytes,
             control_bytes: c.control_bytes,
-            send_overhead: ns_to_ps(c.send_overhead_ns),
-            recv_overhead: ns_to_ps(c.recv_overhead_ns),
+            send_overhead: crate::host::HostCosts::new(host).cpu(ns_to_ps(c.send_overhead_ns)),
+            recv_overhead: crate::host::HostCosts::new(host).cpu(ns_to_ps(c.recv_overhead_ns)),
+            host: crate::host::HostCosts::new(host),
             memory_latency: ns_to_ps(c.memory_latency_ns),
             memory_ps_per_byte: 1000.0 / c.memory_gbytes_per_s,
             reduce_ps_per_byte: if c.reduce_gbytes_per_s > 0.0 { 1000.0 / c.reduce_gbytes_per_s } else { 0.0 },

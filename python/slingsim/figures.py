@@ -38,6 +38,10 @@ def plain_log_labels(ax: Any) -> None:
         ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
         return
     labelled = range(1, 10) if decades < 1 else (2, 5) if decades < 3 else ()
+    if labelled and not _labels_fit(ax, low, high, labelled):
+        # A short axis (a colour bar beside a one-row heatmap) has no room for
+        # every minor label near the top of a decade: fall back to fewer.
+        labelled = (2, 5) if _labels_fit(ax, low, high, (2, 5)) else ()
 
     def minor(value: float, _position: object) -> str:
         if value <= 0:
@@ -48,6 +52,21 @@ def plain_log_labels(ax: Any) -> None:
     ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
     ax.yaxis.set_minor_formatter(FuncFormatter(minor))
     ax.tick_params(axis="y", which="minor", labelsize=7)
+
+
+def _labels_fit(ax: Any, low: float, high: float, mantissas: Any, label_pt: float = 7.0) -> bool:
+    """True if labels at ``mantissas`` x 10^k (and the decades) inside [low, high] sit at least
+    1.5 label heights apart along the y axis of ``ax`` at its current size."""
+    import math
+
+    values = sorted({m * 10.0 ** e for e in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+                     for m in set(mantissas) | {1} if low <= m * 10.0 ** e <= high})
+    if len(values) < 2:
+        return True
+    inches = ax.get_position().height * ax.figure.get_figheight()
+    per_decade = inches / math.log10(high / low)
+    gap = min(math.log10(b / a) for a, b in zip(values, values[1:])) * per_decade
+    return gap >= 1.5 * label_pt / 72.0
 
 
 def figure_provenance(provenance: Dict[str, Any]) -> Dict[str, Any]:

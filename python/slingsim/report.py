@@ -57,8 +57,13 @@ def summary_text(summary: Dict[str, Any], title: str) -> str:
         f"events {number(summary['events'])}, packet hops {number(summary['packet_hops'])}, "
         f"packets delivered {number(summary['packets_delivered'])}, "
         f"bytes conserved: {'yes' if summary['bytes_conserved'] else 'NO'}",
-        "",
     ]
+    kinds = summary.get("packets_by_kind") or {}
+    if any(n for k, n in kinds.items() if k != "data"):
+        # Acks and CNPs travel as packets (nic.acks = "packets"): say how many, and whether all are accounted for.
+        lines.append("packets injected by kind: " + ", ".join(f"{k} {number(n)}" for k, n in kinds.items())
+                     + f"; packets conserved: {'yes' if summary.get('packets_conserved') else 'NO'}")
+    lines.append("")
     rows = [_traffic_row("(all)", summary)]
     rows += [_traffic_row(name, figures) for name, figures in summary.get("traffic", {}).items()]
     lines.append(text_table(TRAFFIC_HEADERS, rows))

@@ -36,3 +36,20 @@ def test_the_caption_goes_under_everything_and_the_metadata_into_the_png(tmp_pat
     assert prov["commit"] == PROVENANCE["commit"] and "config" not in prov
     bare, ax = plt.subplots()
     assert read_figure_provenance(save_figure(bare, tmp_path / "bare.png")) is None
+
+
+def test_a_short_log_colour_bar_labels_only_what_fits():
+    from matplotlib.colors import LogNorm
+
+    from slingsim.figures import plain_log_labels
+
+    # A one-row heatmap's colour bar from 1 to 8.8: 7, 8 and 9 would touch.
+    fig, ax = plt.subplots(figsize=(4, 2.0), layout="constrained")
+    image = ax.imshow([[1.0, 8.8]], cmap="Reds", norm=LogNorm(vmin=1.0, vmax=8.8), aspect="auto")
+    bar = fig.colorbar(image, ax=ax)
+    plain_log_labels(bar.ax)
+    fig.canvas.draw()
+    assert not [p for p in layout_problems(fig) if "overlaps text" in p]
+    labels = [t.get_text() for t in bar.ax.yaxis.get_ticklabels(which="both") if t.get_text()]
+    assert "2" in labels and "5" in labels and "8" not in labels
+    plt.close(fig)

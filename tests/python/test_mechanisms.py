@@ -75,3 +75,25 @@ def test_bad_mechanism_configs_name_their_field(override, field):
     with pytest.raises(ValueError) as err:
         slingsim.run(SMALL, overrides=["sim.duration_ns=1000", override])
     assert field in str(err.value)
+
+
+def test_acks_travel_as_packets_unless_instant():
+    over = ["sim.warmup_ns=0", "traffic.uniform.flow_bytes=65536", "nic.max_outstanding_packets=4",
+            "traffic.uniform.nodes={count=4}"]
+    packets = slingsim.run(SMALL, overrides=over).summary
+    instant = slingsim.run(SMALL, overrides=over + ["nic.acks=instant"]).summary
+    kinds = packets["packets_by_kind"]
+    assert kinds["data"] == packets["packets_injected"] and kinds["ack"] > 0 and kinds["cnp"] == 0
+    assert packets["packets_conserved"] and packets["control_packets"]["ack"]["made"] == packets["packets_delivered"]
+    # The acks' hops count; the data's do not change.
+    assert packets["packet_hops"] > instant["packet_hops"]
+    assert instant["packets_by_kind"]["ack"] == 0 and instant["congestion"]["acks"] > 0
+    from slingsim.report import summary_text
+    assert "packets injected by kind: data" in summary_text(dict(packets, wall_s=0.0), "run")
+    assert "by kind" not in summary_text(dict(instant, wall_s=0.0), "run")
+
+
+def test_an_unknown_ack_model_names_the_field():
+    with pytest.raises(slingsim.ConfigError, match="nic.acks") as e:
+        slingsim.run(SMALL, overrides=["nic.acks=sometimes"])
+    assert "packets, instant" in str(e.value)

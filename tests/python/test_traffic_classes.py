@@ -22,7 +22,11 @@ def test_jobs_are_interleaved_over_both_groups():
 def test_own_class_shields_the_allreduce(tmp_path):
     rows = {r["case"]: r for r in run_traffic_classes_latency(tmp_path, scheduler="sync").to_pylist()}
     assert rows["isolated"]["impact"] == 1.0
-    assert rows["same class"]["impact"] > 1.3
+    # Measured with main's host stack: 1.36x with nic.acks = "instant", 1.24x with
+    # acks as packets (the alltoall's acks share the tapered global links, so it
+    # delivers 2.4% less and its windows are cut half as often); own class 1.02x.
+    assert rows["same class"]["impact"] > 1.15
+    assert rows["same class"]["impact"] > rows["separate classes"]["impact"] + 0.1
     assert rows["separate classes"]["impact"] < 1.15
     assert (tmp_path / "traffic_classes_latency.png").is_file()
 

@@ -265,6 +265,11 @@ pub struct NicConfig {
     /// Packets a NIC may have in the network before their end-to-end acks
     /// return (0 = unlimited; Aries: 1024).
     pub max_outstanding_packets: u32,
+    /// How end-to-end acks and DCQCN's congestion notifications return:
+    /// `packets` on the reverse path through the fabric (MODEL.md Sec. 2),
+    /// or `instant`, one zero-load path latency after delivery, using no
+    /// bandwidth (the earlier model, for speed and ablation).
+    pub acks: crate::nic::AckModel,
     /// End-to-end retry: a packet lost to a failed link is sent again this
     /// long after it was sent, at most `max_retries` times.
     pub retry_timeout_ns: f64,
@@ -280,6 +285,7 @@ impl Default for NicConfig {
             rail_selection: crate::nic::RailSelection::RoundRobin,
             flit_bytes: 16,
             max_outstanding_packets: 0,
+            acks: crate::nic::AckModel::Packets,
             retry_timeout_ns: 10_000.0,
             max_retries: 8,
         }

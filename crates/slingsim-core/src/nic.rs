@@ -30,6 +30,25 @@ pub enum RailSelection {
     Random,
 }
 
+/// How end-to-end acks and congestion notifications return to the source
+/// NIC (`nic.acks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckModel {
+    /// As packets on the reverse path, through the same links, buffers,
+    /// credits and virtual channels as data (MODEL.md Sec. 2): they take
+    /// bandwidth and queue behind data.
+    Packets,
+    /// As events one zero-load path latency after delivery, taking no
+    /// bandwidth: the earlier model, kept for speed and ablation.
+    Instant,
+}
+
+impl Named for AckModel {
+    const WHAT: &'static str = "ack model";
+    const REGISTRY: &'static [(&'static str, Self)] = &[("packets", AckModel::Packets), ("instant", AckModel::Instant)];
+}
+crate::named_serde!(AckModel);
+
 impl Named for RailSelection {
     const WHAT: &'static str = "rail selection";
     const REGISTRY: &'static [(&'static str, Self)] = &[
@@ -58,6 +77,30 @@ impl Frame {
             Frame::Aries => payload + 16,
         }
     }
+
+    /// Bytes on the wire of an end-to-end ack. RoCEv2: the headers of
+    /// a data packet plus the 4 B ACK extended transport header (AETH,
+    /// InfiniBand spec Vol. 1 Sec. 9.3 and Annex A17), 66 B of frame plus
+    /// preamble and gap. Slingshot: the same 4 B behind the reduced header
+    /// *(assumed: the papers give no ack format)*. Aries: one response
+    /// flit acknowledges a request (paper 004 Sec. 2.1 and Fig. 2).
+    #[inline]
+    pub fn ack_wire_bytes(self) -> u32 {
+        match self {
+            Frame::Roce | Frame::Slingshot => self.wire_bytes(4),
+            Frame::Aries => self.wire_bytes(0),
+        }
+    }
+
+    /// Bytes on the wire of a congestion notification (DCQCN's CNP).
+    /// RoCEv2: the data headers plus 16 reserved bytes after the base
+    /// transport header (InfiniBand spec Annex A17), 78 B of frame plus
+    /// preamble and gap; the other formats carry the same 16 B behind their
+    /// header *(assumed)*.
+    #[inline]
+    pub fn cnp_wire_bytes(self) -> u32 {
+        self.wire_bytes(16)
+    }
 }
 
 /// Wire bytes of a whole message of `bytes` split into `mtu` packets.
@@ -81,5 +124,15 @@ mod tests {
         assert_eq!(Frame::Roce.wire_bytes(0), 84);
         assert_eq!(Frame::Slingshot.wire_bytes(8), 48);
         assert_eq!(message_wire_bytes(Frame::Roce, 10_000, 4096), 2 * 4178 + 1808 + 82);
+    }
+
+    /// A RoCEv2 ACK frame is 66 B and a CNP 78 B (headers 62 B + AETH 4 B
+    /// or 16 reserved bytes), each with 20 B of preamble and gap.
+    #[test]
+    fn control_frames() {
+        assert_eq!(Frame::Roce.ack_wire_bytes(), 86);
+        assert_eq!(Frame::Roce.cnp_wire_bytes(), 98);
+        assert_eq!(Frame::Slingshot.ack_wire_bytes(), 44);
+        assert_eq!(Frame::Aries.ack_wire_bytes(), 16);
     }
 }

@@ -21,6 +21,46 @@ pub const FLAG_VIA_GROUP: u8 = 16;
 /// The packet is on its way to its destination NIC (delivery will read its cold half).
 pub const FLAG_LAST_HOP: u8 = 32;
 
+/// What a packet is for. Data carries a message's payload; the other kinds
+/// are control packets a NIC answers data with, which travel the same
+/// links, buffers and virtual channels as data (MODEL.md Sec. 2, issue 11)
+/// but count toward no message, latency sample or accepted load. Stored
+/// as a byte so more kinds fit (Aries requests and responses, paper 004
+/// Sec. 2.1, would be two more).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PacketKind {
+    /// Payload of a message.
+    Data = 0,
+    /// End-to-end acknowledgement of one data packet (Slingshot's
+    /// end-to-end acks, paper 000 Sec. II-A; RoCE ACK).
+    Ack = 1,
+    /// DCQCN congestion notification packet (RoCEv2 CNP).
+    Cnp = 2,
+}
+
+impl PacketKind {
+    /// Every kind, in the order of their codes.
+    pub const ALL: [PacketKind; 3] = [PacketKind::Data, PacketKind::Ack, PacketKind::Cnp];
+    /// How many kinds there are (arrays indexed by kind).
+    pub const COUNT: usize = Self::ALL.len();
+
+    /// Name in results (`packets_by_kind`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PacketKind::Data => "data",
+            PacketKind::Ack => "ack",
+            PacketKind::Cnp => "cnp",
+        }
+    }
+
+    /// Index into arrays of [`PacketKind::COUNT`].
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
 /// The per-hop half of a packet: where it is, where it goes and when.
 /// It carries its routing state, so switches keep no per-flow tables.
 #[derive(Clone, Copy, Debug)]
@@ -59,6 +99,9 @@ pub struct PacketHot {
     /// Traffic class index.
     pub class: u8,
     pub flags: u8,
+    /// Data or a control packet (switches leave control packets out of
+    /// congestion control; delivery hands them to the NIC's ack logic).
+    pub kind: PacketKind,
 }
 
 impl PacketHot {
@@ -126,7 +169,8 @@ impl PacketHot {
 /// The half of a packet only its endpoints and the reports read.
 #[derive(Clone, Copy, Debug)]
 pub struct PacketCold {
-    /// Message this packet belongs to, if its completion is tracked (flows).
+    /// Message this packet belongs to, if its completion is tracked (flows);
+    /// for an ack or CNP, the record of what it answers (`engine::signals`).
     pub msg: u32,
     pub payload: u32,
     /// Message creation time (latency is measured from here).
@@ -176,6 +220,7 @@ impl Packet {
                 alg: 0,
                 class: 0,
                 flags: 0,
+                kind: PacketKind::Data,
             },
             cold: PacketCold { msg, payload: 0, created: Ps::ZERO, injected: Ps::ZERO, source, mark_flows: 0, mark: 0, retries: 0 },
         }

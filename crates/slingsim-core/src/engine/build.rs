@@ -378,6 +378,8 @@ fn nics(cfg: &Config, net: &Network, frame: Frame, cc: &Congestion, qos: &Qos, f
         stalled_since: IdVec::filled(NEVER, endpoints),
         scan: cc.active() || qos.classes.len() > 1 || max_outstanding > 0 || failures,
         acks_needed: cc.needs_acks() || max_outstanding > 0,
+        acks: cfg.nic.acks,
+        ack_queue: IdVec::filled(VecDeque::new(), endpoints),
         outstanding: IdVec::filled(0, endpoints),
         max_outstanding,
         waiting_ack: IdVec::filled(false, endpoints),
@@ -441,5 +443,6 @@ fn measurement(cfg: &Config, sources: usize) -> Measurement {
         packets_delivered: 0,
         bytes_delivered: 0,
         measured_outstanding: 0,
+        control: Default::default(),
     }
 }

@@ -5,13 +5,18 @@ use crate::ids::PacketId;
 use super::measurement::PacketSample;
 use super::{EndReason, Simulation};
 use crate::network::NONE;
-use crate::packet::{FLAG_ECN, FLAG_MEASURED, FLAG_NONMINIMAL};
+use crate::packet::{PacketKind, FLAG_ECN, FLAG_MEASURED, FLAG_NONMINIMAL};
 use crate::units::Ps;
 
 impl Simulation {
     /// Packet `h` reached its destination NIC; it is delivered when its tail is in.
     pub(crate) fn deliver(&mut self, h: PacketId) {
         let p = *self.pool.hot(h);
+        if p.kind != PacketKind::Data {
+            // An ack or CNP: no payload, latency sample or load of data.
+            self.control_arrived(h);
+            return;
+        }
         let c = *self.pool.cold(h);
         self.pool.free(h);
         let t = p.tail;

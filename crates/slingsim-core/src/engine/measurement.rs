@@ -137,6 +137,21 @@ pub(crate) struct Measurement {
     pub bytes_delivered: u64,
     /// Measured packets injected inside the window and not yet delivered.
     pub measured_outstanding: u64,
+    /// Acks and CNPs sent as packets, per [`crate::packet::PacketKind`]
+    /// (the data entries stay 0: data is counted above).
+    pub control: ControlCounts,
+}
+
+/// The life of control packets (acks, CNPs), per kind: made at the
+/// destination NIC, put on its link, back at the source NIC, given up.
+/// Made = queued at the NIC + injected; injected = arrived + in the
+/// network + lost (`packets_conserved` in the summary checks both).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ControlCounts {
+    pub made: [u64; crate::packet::PacketKind::COUNT],
+    pub injected: [u64; crate::packet::PacketKind::COUNT],
+    pub arrived: [u64; crate::packet::PacketKind::COUNT],
+    pub lost: [u64; crate::packet::PacketKind::COUNT],
 }
 
 #[cfg(test)]

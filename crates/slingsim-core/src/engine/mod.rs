@@ -19,12 +19,14 @@
 //! - [`nic`]: messages, packetization, injection and the NIC counters;
 //! - [`sources`]: synthetic traffic and the flows it starts;
 //! - [`signals`]: acks and congestion notifications between the NICs and
-//!   the congestion control (`crate::congestion`);
+//!   the congestion control (`crate::congestion`); [`acks`]: the same as
+//!   packets on the reverse path;
 //! - [`reliability`]: link-level retry, failed links, lossy drops, end-to-end retry;
 //! - [`delivery`] and [`measurement`]: what arrives and what is counted;
 //! - [`mpi`]: the MPI runtime that drives jobs;
 //! - [`build`]: the named steps that wire a config into all of these.
 
+mod acks;
 mod api;
 mod build;
 pub(crate) mod channels;

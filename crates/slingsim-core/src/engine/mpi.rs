@@ -593,10 +593,12 @@ impl Simulation {
 
 impl Simulation {
     /// True when jobs still have to finish but nothing can move them: no
-    /// packet or MPI message in flight, no rank computing, some waiting.
+    /// packet, ack or MPI message in flight, no rank computing, some waiting.
     pub(crate) fn mpi_stalled(&self) -> bool {
         self.mpi.jobs_left > 0
             && self.pool.live() == 0
+            // An ack on its way may free a NIC held by its window or outstanding limit.
+            && self.signals.pending() == 0
             && self.mpi.wires_live == 0
             && !self.mpi.ranks.iter().any(|r| r.blocked == Blocked::No)
             && self.mpi.ranks.iter().any(|r| r.blocked == Blocked::Wait)

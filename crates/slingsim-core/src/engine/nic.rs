@@ -67,6 +67,11 @@ pub(crate) struct Nics {
     pub scan: bool,
     /// End-to-end acks are modelled (congestion control, outstanding limit).
     pub acks_needed: bool,
+    /// Acks and CNPs travel as packets or return instantly (`nic.acks`).
+    pub acks: crate::nic::AckModel,
+    /// Acks and CNPs each NIC has made and not yet sent, oldest first: they
+    /// leave before the NIC's data ([`super::acks`]).
+    pub ack_queue: IdVec<EndpointId, VecDeque<PacketId>>,
     /// Packets each endpoint has unacked, the limit (0 = none), and NICs
     /// that wait for an ack before they can send.
     pub outstanding: IdVec<EndpointId, u32>,
@@ -174,6 +179,9 @@ impl Simulation {
     /// if those let it: see [`Simulation::nic_pick`]).
     pub(crate) fn nic_send(&mut self, e: EndpointId, ch: ChannelId) {
         if self.nics.scan {
+            if !self.nics.ack_queue[e].is_empty() && self.nic_send_control(e, ch) {
+                return;
+            }
             if !self.nics.retry_queue[e].is_empty() && self.nic_resend(e, ch) {
                 return;
             }
@@ -182,6 +190,8 @@ impl Simulation {
             }
             return;
         }
+        // Control packets exist only with acks or CNPs, which set `scan`.
+        debug_assert!(self.nics.ack_queue[e].is_empty(), "an ack queued at a NIC that does not scan");
         let Some(&m) = self.nics.queue[e].front() else { return };
         let wire = self.nics.next_wire(self.nics.messages[m as usize].to_send);
         if !self.channels.has_credits(ch, 0, wire, self.clock.now) {
@@ -371,7 +381,8 @@ impl Simulation {
     /// After a packet left NIC `e` on `ch`: try again when the link frees,
     /// if anything is left to send.
     pub(crate) fn nic_next(&mut self, e: EndpointId, ch: ChannelId) {
-        if !self.nics.queue[e].is_empty() || !self.nics.retry_queue[e].is_empty() {
+        let n = &self.nics;
+        if !n.queue[e].is_empty() || !n.retry_queue[e].is_empty() || !n.ack_queue[e].is_empty() {
             let at = self.channels.tx[ch].busy_until;
             self.schedule_try(ch, at);
         }

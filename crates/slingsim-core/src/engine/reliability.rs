@@ -10,7 +10,7 @@ use super::Simulation;
 use crate::congestion::CongestionControl;
 use crate::event::Event;
 use crate::network::NONE;
-use crate::packet::{FLAG_ECN, FLAG_MEASURED, FLAG_NONMINIMAL};
+use crate::packet::{PacketKind, FLAG_ECN, FLAG_MEASURED, FLAG_NONMINIMAL};
 use crate::rng::Rng;
 use crate::units::Ps;
 
@@ -125,8 +125,11 @@ impl Simulation {
             return true;
         }
         self.nics.retry_queue[e].pop_front();
-        for c in self.counters_of(e, NONE) {
-            c.packets += 1;
+        if self.pool.hot(h).kind == PacketKind::Data {
+            // The NIC counters count requests (data), as on Aries.
+            for c in self.counters_of(e, NONE) {
+                c.packets += 1;
+            }
         }
         self.inject(h, ch);
         self.nic_next(e, ch);
@@ -135,9 +138,14 @@ impl Simulation {
 
     /// Counts the payload of the packet in (freed) slot `h` as lost, for
     /// its source and its flow (a flow whose every byte is delivered or
-    /// lost completes), and releases what its source NIC held for it.
+    /// lost completes), and releases what its source NIC held for it. An
+    /// ack or CNP is handed to [`Self::control_lost`].
     pub(crate) fn account_loss(&mut self, h: PacketId) {
         let (p, c) = (*self.pool.hot(h), *self.pool.cold(h));
+        if p.kind != PacketKind::Data {
+            self.control_lost(h);
+            return;
+        }
         if p.flags & FLAG_MEASURED != 0 && c.injected < self.clock.window_end {
             self.measure.measured_outstanding -= 1;
             self.check_drained();

@@ -10,6 +10,8 @@ use crate::names::Named;
 use crate::event::Event;
 use crate::metrics::SourceStats;
 use crate::network::{End, LinkKind};
+use crate::nic::AckModel;
+use crate::packet::PacketKind;
 use crate::table::{Column, Table};
 use crate::units::{ps_to_ns, Ps};
 use serde_json::{json, Map, Value};
@@ -74,14 +76,48 @@ impl Simulation {
         }
     }
 
-    /// Payload bytes and packets in the network.
-    fn scan_in_flight(&self) -> (u64, u64) {
-        let (mut bytes, mut packets) = (0u64, 0u64);
+    /// Payload bytes in the network, and its packets of each kind (an ack
+    /// whose tail is coming in counts as in the network until it has).
+    fn scan_in_flight(&self) -> (u64, [u64; PacketKind::COUNT]) {
+        let (mut bytes, mut packets) = (0u64, [0u64; PacketKind::COUNT]);
         self.for_each_in_network(|p| {
             bytes += p.cold.payload as u64;
-            packets += 1;
+            packets[p.hot.kind.index()] += 1;
         });
+        if self.nics.acks == AckModel::Packets {
+            for ev in self.events.iter() {
+                if let Event::Ack(id) = ev {
+                    let kind = if self.signals.get(id).cnp { PacketKind::Cnp } else { PacketKind::Ack };
+                    packets[kind.index()] += 1;
+                }
+            }
+        }
         (bytes, packets)
+    }
+
+    /// Injected packets of each kind (`packets_by_kind`), and the life of
+    /// acks and CNPs (`control_packets`); with `conserved`, whether every
+    /// packet of every kind is accounted for.
+    fn packets_by_kind(&self, in_flight: &[u64; PacketKind::COUNT]) -> (Value, Value, bool) {
+        let (m, r) = (&self.measure, &self.reliability);
+        let data = PacketKind::Data.index();
+        let mut conserved = m.packets_injected == m.packets_delivered + in_flight[data] + r.packets_lost;
+        let mut queued = [0u64; PacketKind::COUNT];
+        for &h in self.nics.ack_queue.iter().flatten() {
+            queued[self.pool.hot(h).kind.index()] += 1;
+        }
+        let (mut by_kind, mut control) = (Map::new(), Map::new());
+        by_kind.insert(PacketKind::Data.name().into(), json!(m.packets_injected));
+        for k in PacketKind::ALL.into_iter().filter(|&k| k != PacketKind::Data) {
+            let (i, c) = (k.index(), &m.control);
+            by_kind.insert(k.name().into(), json!(c.injected[i]));
+            control.insert(
+                k.name().into(),
+                json!({"made": c.made[i], "injected": c.injected[i], "arrived": c.arrived[i], "queued_at_nic": queued[i], "in_flight": in_flight[i], "lost": c.lost[i]}),
+            );
+            conserved &= c.made[i] == c.injected[i] + queued[i] && c.injected[i] == c.arrived[i] + in_flight[i] + c.lost[i];
+        }
+        (Value::Object(by_kind), Value::Object(control), conserved)
     }
 
     /// Measured packets still in the network per source: how many, and the
@@ -122,6 +158,7 @@ impl Simulation {
             traffic.insert(s.name.clone(), v);
         }
         let (in_flight, in_flight_packets) = self.scan_in_flight();
+        let (by_kind, control, packets_conserved) = self.packets_by_kind(&in_flight_packets);
         let queued: u64 = self.nics.queue.iter().flatten().map(|&m| self.nics.messages[m as usize].to_send).sum();
         let mut links = Map::new();
         for kind in [LinkKind::Terminal, LinkKind::Local, LinkKind::Global] {
@@ -146,7 +183,7 @@ impl Simulation {
         }
         let o = self.source_summary(&total, nodes);
         let (m, r) = (&self.measure, &self.reliability);
-        json!({
+        let mut summary = json!({
             "sim_time_ns": ps_to_ns(self.clock.now),
             "warmup_ns": ps_to_ns(self.clock.warmup),
             "measured_undelivered": self.measure.measured_outstanding,
@@ -155,7 +192,7 @@ impl Simulation {
             "packet_hops": m.packet_hops,
             "packets_injected": m.packets_injected,
             "packets_delivered": m.packets_delivered,
-            "packets_in_flight": in_flight_packets,
+            "packets_in_flight": in_flight_packets[PacketKind::Data.index()],
             "bytes_injected": m.bytes_injected,
             "bytes_delivered": m.bytes_delivered,
             "bytes_in_flight": in_flight,
@@ -187,7 +224,12 @@ impl Simulation {
             "seed": self.cfg.sim.seed,
             "engine_wall_s": self.wall_s,
             "build_s": self.build_s,
-        })
+        });
+        // Outside the macro above, which is at its recursion limit.
+        summary["packets_by_kind"] = by_kind;
+        summary["control_packets"] = control;
+        summary["packets_conserved"] = json!(packets_conserved);
+        summary
     }
 
     /// The parts the network is cut into by the links that have failed by

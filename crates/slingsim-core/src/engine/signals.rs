@@ -1,9 +1,11 @@
 //! Acks and congestion notifications between the NICs, and the network
 //! view congestion control reads through.
 //!
-//! Acks and notifications are not simulated as packets: each reaches its
-//! source one zero-load path latency after delivery (the path the packet
-//! took, links and switches). docs/model.md states this simplification.
+//! How an ack gets back depends on `nic.acks`: as a packet on the reverse
+//! path ([`super::acks`], the default), or, with `instant`, as an event one
+//! zero-load path latency after delivery (the path the packet took, links
+//! and switches), taking no bandwidth. Either way its record waits here
+//! and [`Simulation::on_ack`] applies it.
 
 use crate::ids::EndpointId;
 use super::channels::Channels;
@@ -11,7 +13,8 @@ use super::Simulation;
 use crate::congestion::{Ack, CongestionControl, Marks, PathView};
 use crate::event::Event;
 use crate::network::Network;
-use crate::packet::{PacketCold, PacketHot, FLAG_ECN};
+use crate::nic::AckModel;
+use crate::packet::{PacketCold, PacketHot, PacketKind, FLAG_ECN};
 use crate::rng::Rng;
 use crate::topology::Topology;
 use crate::units::Ps;
@@ -74,7 +77,8 @@ impl Signals {
         Signals { acks: Vec::new(), free: Vec::new(), acks_received: 0, rng, zero_load }
     }
 
-    fn store(&mut self, a: Ack) -> u32 {
+    /// Keeps ack `a` until it reaches its source; returns its id.
+    pub(crate) fn store(&mut self, a: Ack) -> u32 {
         match self.free.pop() {
             Some(i) => {
                 self.acks[i as usize] = a;
@@ -87,9 +91,26 @@ impl Signals {
         }
     }
 
-    fn take(&mut self, id: u32) -> Ack {
+    /// Hands back ack `id` and forgets it.
+    pub(crate) fn take(&mut self, id: u32) -> Ack {
         self.free.push(id);
         self.acks[id as usize]
+    }
+
+    /// Ack `id` came back over a path of zero-load latency `back`: its
+    /// round trip is the data's path plus that one.
+    pub(crate) fn add_return_path(&mut self, id: u32, back: Ps) {
+        self.acks[id as usize].rtt += back;
+    }
+
+    /// Ack `id`, still stored.
+    pub(crate) fn get(&self, id: u32) -> &Ack {
+        &self.acks[id as usize]
+    }
+
+    /// Acks and notifications stored and not yet applied.
+    pub(crate) fn pending(&self) -> usize {
+        self.acks.len() - self.free.len()
     }
 }
 
@@ -101,13 +122,26 @@ impl Simulation {
         let marks = Marks { ecn: p.flags & FLAG_ECN != 0, level: cold.mark, flows: cold.mark_flows };
         let ack = Ack { src: p.src, dst: p.dst, wire: p.wire, marks, rtt: back * 2, cnp: false, source: cold.source };
         if self.nics.acks_needed {
-            let id = self.signals.store(ack);
-            self.events.push(t + back, Event::Ack(id));
+            self.answer(PacketKind::Ack, ack, p, cold, t);
         }
         if self.cc.on_deliver(p.src, p.dst, marks, t) {
             let cnp = Ack { wire: 0, marks: Marks::default(), cnp: true, ..ack };
-            let id = self.signals.store(cnp);
-            self.events.push(t + back, Event::Ack(id));
+            self.answer(PacketKind::Cnp, cnp, p, cold, t);
+        }
+    }
+
+    /// Sends ack `a` (of kind `kind`) back for data packet `p` delivered at `t`.
+    fn answer(&mut self, kind: PacketKind, a: Ack, p: &PacketHot, cold: &PacketCold, t: Ps) {
+        match self.nics.acks {
+            AckModel::Packets => {
+                // The round trip is completed when the packet is back.
+                let a = Ack { rtt: p.path_latency(), ..a };
+                self.queue_control(kind, a, p, cold, t);
+            }
+            AckModel::Instant => {
+                let id = self.signals.store(a);
+                self.events.push(t + p.path_latency(), Event::Ack(id));
+            }
         }
     }
 
@@ -115,6 +149,10 @@ impl Simulation {
     pub(crate) fn on_ack(&mut self, id: u32) {
         let a = self.signals.take(id);
         let now = self.clock.now;
+        if self.nics.acks == AckModel::Packets {
+            let kind = if a.cnp { PacketKind::Cnp } else { PacketKind::Ack };
+            self.measure.control.arrived[kind.index()] += 1;
+        }
         if a.cnp || a.marks.level > 0 {
             self.measure.stats[a.source as usize].congestion_signals += 1;
         }

@@ -11,7 +11,7 @@ use super::{Simulation, NEVER};
 use crate::congestion::{CongestionControl, Marks};
 use crate::event::Event;
 use crate::network::NONE;
-use crate::packet::{PacketPool, PacketQueue, FLAG_ECN};
+use crate::packet::{PacketKind, PacketPool, PacketQueue, FLAG_ECN};
 use crate::qos::{ShareMeter, TrafficClass};
 use crate::rng::Rng;
 use crate::routing::{self, Biases};
@@ -232,7 +232,7 @@ impl Simulation {
         let fall_through = self.switches.latency.of(out);
         p.ready = now + fall_through;
         p.extend_path(fall_through);
-        let (ready, wire, class, src) = (p.ready, p.wire, p.class, p.src);
+        let (ready, wire, class, src, data) = (p.ready, p.wire, p.class, p.src, p.kind == PacketKind::Data);
         if self.qos.any_lossy && self.qos.classes[class as usize].spec.lossy && self.channels.tx[out].queued_bytes >= self.qos.lossy_queue_bytes {
             self.drop_lossy(h);
             return;
@@ -246,7 +246,10 @@ impl Simulation {
         }
         let first = &mut self.channels.tx[out].queues;
         self.switches.push(first, vc as u8, &mut self.pool, h);
-        self.cc.on_egress_enqueue(out, to_endpoint, src);
+        if data {
+            // Acks and CNPs are no flow of their own: congestion control sees data only.
+            self.cc.on_egress_enqueue(out, to_endpoint, src);
+        }
         let t = &mut self.channels.tx[out];
         t.queued_bytes += wire as u64;
         t.queued_packets += 1;
@@ -373,7 +376,7 @@ impl Simulation {
     fn transmit(&mut self, ch: ChannelId, vc: usize, to_switch: bool) {
         let first = &mut self.channels.tx[ch].queues;
         let h = self.switches.pop(first, vc as u8, &self.pool);
-        if self.cc.active() {
+        if self.cc.active() && self.pool.hot(h).kind == PacketKind::Data {
             self.mark_congestion(h, ch, !to_switch);
         }
         let wire = self.pool.hot(h).wire;

@@ -63,7 +63,30 @@ impl Simulation {
                 break;
             }
         }
+        self.report_stuck_acks();
         self.finish(EndReason::Deadlock);
+    }
+
+    /// Adds the NICs whose acks or CNPs wait to leave: they hold packets
+    /// too, and a sender waiting for them cannot move.
+    fn report_stuck_acks(&mut self) {
+        for (e, q) in self.nics.ack_queue.iter_ids() {
+            if q.is_empty() || self.stuck.len() >= MAX_REPORTED {
+                continue;
+            }
+            let ch = self.net.endpoint_up[e];
+            let bytes: u64 = q.iter().map(|&h| self.pool.hot(h).wire as u64).sum();
+            let vcs: Vec<_> = (0..self.vcs.n_vcs).map(|v| json!({"vc": v, "credits_bytes": self.channels.credits(ch, v)})).collect();
+            self.stuck.push(json!({
+                "channel": ch,
+                "kind": "nic_ack_queue",
+                "output": format!("endpoint {e}"),
+                "to": "its switch",
+                "queued_packets": q.len(),
+                "queued_bytes": bytes,
+                "blocked_vcs": vcs,
+            }));
+        }
     }
 }
 

@@ -187,3 +187,34 @@ fn unknown_ack_model_names_the_field_and_choices() {
     assert_eq!(e.field, "nic.acks");
     assert!(e.message.contains("unknown ack model \"eventually\"; choose one of: packets, instant"), "{e}");
 }
+
+/// [DeSensi19] Sec. 2.3: Aries counts a packet's latency from its request
+/// to its response. On an idle network that is the one-way latency, the
+/// response's own trip back and its serialization: more than twice the
+/// one-way latency's path part, and the counters say so per NIC.
+#[test]
+fn the_nic_counts_request_to_response_latency() {
+    let cfg = serde_json::json!({
+        "topology": {"kind": "aries", "groups": 2, "rows": 2, "columns": 4, "endpoints_per_switch": 2, "global_ports_per_switch": 2},
+        "nic": {"frame": "aries", "mtu_payload": 64, "max_outstanding_packets": 1024},
+        "routing": {"algorithm": "adaptive-3"},
+        "traffic": [{"name": "p", "pattern": "permutation", "nodes": {"list": [0, 15]}, "flow_bytes": 64000}]
+    });
+    let mut sim = slingsim_core::Simulation::from_json(&cfg.to_string()).unwrap();
+    sim.run();
+    let t = sim.nic_counters_table();
+    let col = |name: &str| t.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c.clone()).unwrap();
+    let (slingsim_core::table::Column::U64(resp), slingsim_core::table::Column::F64(rtt), slingsim_core::table::Column::F64(one_way)) =
+        (col("responses"), col("mean_response_latency_ns"), col("mean_latency_ns"))
+    else {
+        panic!("column types")
+    };
+    // One response per packet of node 0, but for those still on their way
+    // when the last data packet arrived and the run ended.
+    assert!(resp[0] > 500 && resp[0] <= 1000, "{} responses", resp[0]);
+    assert!(rtt[0] > 1.8 * one_way[0] && rtt[0] < 3.0 * one_way[0], "L {} ns against one way {} ns", rtt[0], one_way[0]);
+    // Instant acks come back after the path's zero-load latency: about twice one way.
+    let mut sim = slingsim_core::Simulation::from_json(&cfg.to_string().replace(r#""max_outstanding_packets":1024"#, r#""max_outstanding_packets":1024,"acks":"instant""#)).unwrap();
+    sim.run();
+    assert!(sim.summary()["control_packets"]["ack"]["made"] == 0);
+}

@@ -86,6 +86,9 @@ pub struct Ack {
     pub cnp: bool,
     /// Traffic source of the packet acked.
     pub source: u16,
+    /// When the packet acked left its NIC (for the request-to-response
+    /// latency counter).
+    pub injected: Ps,
 }
 
 /// What the hooks may ask of the network: the zero-load bandwidth-delay

@@ -41,8 +41,15 @@ pub struct NicCounters {
     pub packets: u64,
     pub flits: u64,
     pub stalled_ps: Ps,
+    /// One way: injection to delivery, summed over delivered packets.
     pub latency_ps: Ps,
     pub delivered: u64,
+    /// Request to response, as Aries counts it ([DeSensi19] Sec. 2.3: from
+    /// the packet's injection to its response, an end-to-end ack, back at
+    /// the sender), summed over the responses received. Kept per NIC only:
+    /// a response may come back after its message's flow record is reused.
+    pub round_trip_ps: Ps,
+    pub responses: u64,
 }
 
 /// Every NIC of the network (one per endpoint, that is per node and rail).

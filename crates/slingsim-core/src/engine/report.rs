@@ -394,6 +394,8 @@ impl Simulation {
                     c.stalled_ps += x.stalled_ps;
                     c.latency_ps += x.latency_ps;
                     c.delivered += x.delivered;
+                    c.round_trip_ps += x.round_trip_ps;
+                    c.responses += x.responses;
                 }
                 c
             })
@@ -401,6 +403,7 @@ impl Simulation {
         let mut t = Table::default();
         t.push("node", Column::U64((0..nodes as u64).collect()));
         push_counters(&mut t, &per_node);
+        push_response_counters(&mut t, &per_node);
         t
     }
 }
@@ -415,4 +418,13 @@ fn push_counters(t: &mut Table, c: &[NicCounters]) {
     t.push("packets_delivered", Column::U64(c.iter().map(|x| x.delivered).collect()));
     t.push("stall_ns_per_flit", Column::F64(c.iter().map(|x| if x.flits == 0 { 0.0 } else { ps_to_ns(x.stalled_ps) / x.flits as f64 }).collect()));
     t.push("mean_latency_ns", Column::F64(c.iter().map(|x| if x.delivered == 0 { f64::NAN } else { ps_to_ns(x.latency_ps) / x.delivered as f64 }).collect()));
+}
+
+/// Request-to-response latency ([DeSensi19] Sec. 2.3's L), counted per NIC:
+/// a response may come back after its flow's record is reused, so the
+/// flows table does not have it.
+fn push_response_counters(t: &mut Table, c: &[NicCounters]) {
+    t.push("responses", Column::U64(c.iter().map(|x| x.responses).collect()));
+    t.push("cumulative_response_latency_ns", Column::F64(c.iter().map(|x| ps_to_ns(x.round_trip_ps)).collect()));
+    t.push("mean_response_latency_ns", Column::F64(c.iter().map(|x| if x.responses == 0 { f64::NAN } else { ps_to_ns(x.round_trip_ps) / x.responses as f64 }).collect()));
 }

@@ -120,7 +120,7 @@ impl Simulation {
     pub(crate) fn send_acks(&mut self, p: &PacketHot, cold: &PacketCold, t: Ps) {
         let back = p.path_latency();
         let marks = Marks { ecn: p.flags & FLAG_ECN != 0, level: cold.mark, flows: cold.mark_flows };
-        let ack = Ack { src: p.src, dst: p.dst, wire: p.wire, marks, rtt: back * 2, cnp: false, source: cold.source };
+        let ack = Ack { src: p.src, dst: p.dst, wire: p.wire, marks, rtt: back * 2, cnp: false, source: cold.source, injected: cold.injected };
         if self.nics.acks_needed {
             self.answer(PacketKind::Ack, ack, p, cold, t);
         }
@@ -159,6 +159,9 @@ impl Simulation {
         if !a.cnp {
             self.signals.acks_received += 1;
             self.release_outstanding(a.src);
+            let k = &mut self.nics.counters[a.src];
+            k.round_trip_ps += now - a.injected;
+            k.responses += 1;
         }
         let view = NetworkView { topo: &self.topo, net: &self.net, channels: &self.channels, zero_load: &self.signals.zero_load };
         self.cc.on_ack(&a, now, &view);

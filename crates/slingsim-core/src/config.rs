@@ -384,6 +384,9 @@ pub struct SwitchConfig {
     pub tile_rows: u32,
     pub tile_columns: u32,
     pub ports_per_tile: u32,
+    /// Which row each topology port sits on: `interleaved` (default) or
+    /// `in-order` ([`crate::crossbar::PortRows`]).
+    pub port_rows: crate::crossbar::PortRows,
 }
 
 impl Default for SwitchConfig {
@@ -397,6 +400,7 @@ impl Default for SwitchConfig {
             tile_rows: 4,
             tile_columns: 8,
             ports_per_tile: 2,
+            port_rows: crate::crossbar::PortRows::Interleaved,
         }
     }
 }
@@ -404,7 +408,7 @@ impl Default for SwitchConfig {
 impl SwitchConfig {
     /// The tile grid the tiled model places the ports on.
     pub fn grid(&self) -> crate::crossbar::TileGrid {
-        crate::crossbar::TileGrid { rows: self.tile_rows, columns: self.tile_columns, ports_per_tile: self.ports_per_tile }
+        crate::crossbar::TileGrid { rows: self.tile_rows, columns: self.tile_columns, ports_per_tile: self.ports_per_tile, placement: self.port_rows }
     }
 }
 

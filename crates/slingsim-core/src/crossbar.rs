@@ -24,6 +24,29 @@ impl Named for SwitchModel {
 }
 crate::named_serde!(SwitchModel);
 
+/// Which tile row a topology's port is cabled to (`switch.port_rows`).
+/// The papers number Rosetta's physical ports row by row (000 Fig. 1:
+/// port 19 on row 1, port 56 on row 3) but do not say which physical port a
+/// host link or a local or global cable uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PortRows {
+    /// Consecutive tiles alternate rows: any run of consecutive topology
+    /// ports (a switch's host ports, its local links, its global links) is
+    /// spread over every row. The default: with `in-order` a Slingshot
+    /// switch's 16 host ports share one row, so all its injected traffic
+    /// gets one row's turn at every output (docs/model.md measures it).
+    #[default]
+    Interleaved,
+    /// Topology port `p` on physical port `p`: rows filled in order.
+    InOrder,
+}
+
+impl Named for PortRows {
+    const WHAT: &'static str = "port-to-row placement";
+    const REGISTRY: &'static [(&'static str, Self)] = &[("interleaved", PortRows::Interleaved), ("in-order", PortRows::InOrder)];
+}
+crate::named_serde!(PortRows);
+
 /// Most tile rows a grid may have (Aries has 6, Rosetta 4): the arbiter
 /// keeps one candidate per row on the stack.
 pub const MAX_ROWS: u32 = 8;
@@ -40,6 +63,7 @@ pub struct TileGrid {
     pub rows: u32,
     pub columns: u32,
     pub ports_per_tile: u32,
+    pub placement: PortRows,
 }
 
 impl TileGrid {
@@ -50,7 +74,11 @@ impl TileGrid {
 
     /// Row of the tile port `port` sits on (`port < self.ports()`).
     pub fn row_of(&self, port: u32) -> u32 {
-        port / self.ports_per_tile / self.columns
+        let tile = port / self.ports_per_tile;
+        match self.placement {
+            PortRows::InOrder => tile / self.columns,
+            PortRows::Interleaved => tile % self.rows,
+        }
     }
 }
 
@@ -60,13 +88,28 @@ mod tests {
 
     #[test]
     fn rosetta_ports_fill_rows_of_sixteen() {
-        let g = TileGrid { rows: 4, columns: 8, ports_per_tile: 2 };
+        let g = TileGrid { rows: 4, columns: 8, ports_per_tile: 2, placement: PortRows::InOrder };
         assert_eq!(g.ports(), 64);
         assert_eq!((g.row_of(0), g.row_of(15), g.row_of(16), g.row_of(63)), (0, 0, 1, 3));
         // 000 Fig. 1's example: port 19 is on row 1, port 56 on row 3.
         assert_eq!((g.row_of(19), g.row_of(56)), (1, 3));
-        let aries = TileGrid { rows: 6, columns: 8, ports_per_tile: 1 };
+        let aries = TileGrid { rows: 6, columns: 8, ports_per_tile: 1, placement: PortRows::InOrder };
         assert_eq!((aries.ports(), aries.row_of(47)), (48, 5));
+    }
+
+    #[test]
+    fn interleaved_ports_spread_a_run_of_sixteen_over_every_row() {
+        let g = TileGrid { rows: 4, columns: 8, ports_per_tile: 2, placement: PortRows::Interleaved };
+        let mut per_row = [0; 4];
+        for p in 0..16 {
+            per_row[g.row_of(p) as usize] += 1;
+        }
+        assert_eq!(per_row, [4, 4, 4, 4]);
+        let mut per_row = [0; 4];
+        for p in 0..64 {
+            per_row[g.row_of(p) as usize] += 1;
+        }
+        assert_eq!(per_row, [16, 16, 16, 16], "each row still holds 16 ports");
     }
 
     #[test]

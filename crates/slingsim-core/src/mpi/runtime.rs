@@ -64,14 +64,15 @@ impl Params {
                 _ => Algorithm::Auto,
             };
         }
+        let costs = crate::host::HostCosts::new(host);
         // Rendezvous is libfabric's and MPI's protocol; verbs send at once.
         let verbs = host.layer == crate::host::SoftwareLayer::Verbs;
         Ok(Params {
             eager_threshold: if verbs { u64::MAX } else { c.eager_threshold_bytes },
             control_bytes: c.control_bytes,
-            send_overhead: crate::host::HostCosts::new(host).cpu(ns_to_ps(c.send_overhead_ns)),
-            recv_overhead: crate::host::HostCosts::new(host).cpu(ns_to_ps(c.recv_overhead_ns)),
-            host: crate::host::HostCosts::new(host),
+            send_overhead: costs.cpu(ns_to_ps(c.send_overhead_ns)),
+            recv_overhead: costs.cpu(ns_to_ps(c.recv_overhead_ns)),
+            host: costs,
             memory_latency: ns_to_ps(c.memory_latency_ns),
             memory_ps_per_byte: 1000.0 / c.memory_gbytes_per_s,
             reduce_ps_per_byte: if c.reduce_gbytes_per_s > 0.0 { 1000.0 / c.reduce_gbytes_per_s } else { 0.0 },

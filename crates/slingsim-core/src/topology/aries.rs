@@ -27,7 +27,15 @@
 //! global ports. A group numbers its global ports as slots spread over its
 //! routers first (slot `s`: router `s % (R*C)`, global port `s / (R*C)`),
 //! and link `k` to the peer group of rank `j` takes slot `k*(g-1) + j`, so
-//! a partly cabled system spreads its global links over many routers.
+//! a partly cabled system spreads its global links over many routers. The
+//! far end takes its slot rotated by 7 routers per global port layer
+//! ([`far_slot`]): a router's global links land on different routers of
+//! the other group, not all on the one with its own index, so a node
+//! pair in two groups has several minimal paths *(assumed: the papers do
+//! not give the cabling; with every link of a router on one far router,
+//! two groups had a single minimal path funnelled through one local link,
+//! and Crystal's inter-group ping-pong was 1.4x slower with high bias,
+//! the reverse of [DeSensi19] Fig. 7)*.
 
 use super::megafly::{attach_nodes, check_nodes, check_size, global_links_per_pair, Terminals};
 use super::Built;
@@ -129,7 +137,7 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
         for gj in (gi + 1)..g {
             for k in 0..a.lpp {
                 let x = port_of(gi, k * (g - 1) + gj - 1);
-                let y = port_of(gj, k * (g - 1) + gi);
+                let y = port_of(gj, far_slot(k * (g - 1) + gi, per_group));
                 net.connect_switches(LinkKind::Global, x, y, global_rate, lat_global);
             }
         }
@@ -201,6 +209,15 @@ fn validate(t: &TopologyConfig) -> Result<Shape> {
     let lpp = global_links_per_pair(t.groups, ports, t.global_links_per_group_pair, "rows x columns x global_ports_per_switch")?;
     check_nodes(t.groups as u64 * rows as u64 * columns as u64 * p as u64, p, "endpoints_per_switch", t.rails, t.nodes)?;
     Ok(Shape { groups: t.groups, rows, columns, row_links, column_links, p, h, lpp })
+}
+
+/// The far end's global-port slot of the link whose near end has `slot`:
+/// the same global port layer, rotated by 7 routers per layer, so the
+/// links of one router reach different routers. A rotation within each
+/// layer is a bijection: every port is still used once.
+fn far_slot(slot: u32, per_group: u32) -> u32 {
+    let (layer, r) = (slot / per_group, slot % per_group);
+    layer * per_group + (r + 7 * layer) % per_group
 }
 
 #[cfg(test)]
@@ -292,6 +309,19 @@ mod tests {
             LinkKind::Terminal => true,
         }));
         assert_eq!(b.info["global_links_per_group_pair"], 960);
+        // A router's 10 global links land on 10 different routers of the
+        // other group, so nodes in two groups have several minimal paths.
+        let far: std::collections::BTreeSet<_> = b
+            .net
+            .channels
+            .iter()
+            .filter(|c| c.kind == LinkKind::Global && matches!(c.src, crate::network::End::Switch { switch, .. } if switch == SwitchId(0)))
+            .filter_map(|c| match c.dst {
+                crate::network::End::Switch { switch, .. } => Some(switch),
+                crate::network::End::Endpoint(_) => None,
+            })
+            .collect();
+        assert_eq!(far.len(), 10);
         let g = GraphTopology::new(b);
         // Every router holds global links: source -> global -> 2 local hops.
         assert!(g.is_connected());

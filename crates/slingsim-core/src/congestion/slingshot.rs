@@ -214,8 +214,6 @@ pub struct Slingshot {
     /// number of sources with packets there.
     egress_sources: IntMap<u32>,
     egress_flows: IntMap<u16>,
-    /// Endpoint pairs with packets in flight, per destination endpoint.
-    dst_senders: IntMap<u16>,
     marked_acks: u64,
 }
 
@@ -227,16 +225,7 @@ impl Slingshot {
             pairs: Default::default(),
             egress_sources: Default::default(),
             egress_flows: Default::default(),
-            dst_senders: Default::default(),
             marked_acks: 0,
-        }
-    }
-
-    fn sender_done(&mut self, dst: EndpointId) {
-        let n = self.dst_senders.get_mut(&(dst.0 as u64)).expect("a sender was counted");
-        *n -= 1;
-        if *n == 0 {
-            self.dst_senders.remove(&(dst.0 as u64));
         }
     }
 }
@@ -266,10 +255,6 @@ impl CongestionControl for Slingshot {
     fn on_inject(&mut self, src: EndpointId, dst: EndpointId, wire: u32, _now: Ps, path: &dyn PathView) {
         let p = &self.p;
         let st = self.pairs.get_or_insert_with(src, dst, || Pair::with_window(p, path.bandwidth_delay(src, dst)));
-        if st.in_flight == 0 {
-            let n = self.dst_senders.entry(dst.0 as u64).or_insert(0);
-            *n = n.saturating_add(1);
-        }
         st.in_flight += wire as u64;
     }
 
@@ -285,18 +270,19 @@ impl CongestionControl for Slingshot {
         }
     }
 
-    fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, dst: EndpointId, marks: &mut Marks, _rng: &mut Rng) {
+    fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, _dst: EndpointId, marks: &mut Marks, _rng: &mut Rng) {
         if !to_endpoint {
             return;
         }
-        // Contributing flows: the sources queued at the port, or, when
-        // more, the sources with packets in flight to the endpoint (with
-        // small windows most of them are on the way rather than queued at
-        // any instant).
+        // Contributing flows, as the egress port itself can count them
+        // ([Roweth] Sec. II-E): the sources with packets queued at it. A
+        // count that misses flows whose packets are all on the way gives
+        // them too large a share; their packets then queue here and are
+        // counted, so the count settles where the queue holds every
+        // contributing flow.
         let queued_flows = self.egress_flows.get(&(ch.0 as u64)).copied().unwrap_or(0);
-        let in_flight = self.dst_senders.get(&(dst.0 as u64)).copied().unwrap_or(0);
         marks.level = self.p.congestion_level(queued);
-        marks.flows = queued_flows.max(in_flight);
+        marks.flows = queued_flows;
         let key = ((ch.0 as u64) << 32) | src.0 as u64;
         let n = self.egress_sources.get_mut(&key).expect("queued packets were counted");
         *n -= 1;
@@ -323,11 +309,7 @@ impl CongestionControl for Slingshot {
         }
         if let Some(st) = self.pairs.get_mut(a.src, a.dst) {
             st.ack(&self.p, a.wire, a.marks.level, a.marks.flows as u32, path.port_rate(a.dst), a.rtt, now);
-            let (idle, done) = (st.in_flight == 0, st.in_flight == 0 && !st.cut && st.next_send <= now);
-            if idle {
-                self.sender_done(a.dst);
-            }
-            if done {
+            if st.in_flight == 0 && !st.cut && st.next_send <= now {
                 self.pairs.remove(a.src, a.dst);
             }
         }
@@ -336,9 +318,6 @@ impl CongestionControl for Slingshot {
     fn on_loss(&mut self, src: EndpointId, dst: EndpointId, wire: u32) {
         if let Some(st) = self.pairs.get_mut(src, dst) {
             st.in_flight -= wire as u64;
-            if st.in_flight == 0 {
-                self.sender_done(dst);
-            }
         }
     }
 

@@ -22,10 +22,17 @@ def shandy_uniform_50() -> Config:
     return apply_overrides(load_config("slingshot-shandy"), [
         "traffic.uniform.load=0.5", "sim.warmup_ns=5000", "sim.duration_ns=200000",
         # The engine's base speed, comparable across releases: minimal routing,
-        # no congestion control, RoCE frames (the preset's own mechanisms are
-        # measured by the incast-* scenarios).
+        # no congestion control, RoCE frames, the per-output switch at speedup 2
+        # (the preset's own mechanisms are measured by the incast-* scenarios,
+        # its tiled switch by shandy-uniform-50-tiled).
         "routing.algorithm=minimal", "congestion.algorithm=none", "nic.frame=roce", "sim.drain_ns=0",
+        "switch.model=per-output", "switch.speedup=2",
     ])
+
+
+def shandy_uniform_50_tiled() -> Config:
+    """``shandy-uniform-50`` with the preset's own switch: tiled, speedup 4 (what issue 11's detailed model costs)."""
+    return apply_overrides(shandy_uniform_50(), ["switch.model=tiled", "switch.speedup=4"])
 
 
 def max_build() -> Config:
@@ -120,6 +127,7 @@ def fattree_permutation(endpoints: int) -> Callable[[], Config]:
 
 SCENARIOS: Dict[str, Callable[[], Union[Config, List[Config]]]] = {
     "shandy-uniform-50": shandy_uniform_50,
+    "shandy-uniform-50-tiled": shandy_uniform_50_tiled,
     "max-build": max_build,
     "malbec-adversarial-ugal": malbec_adversarial_ugal,
     "dragonfly-1056-64B": dragonfly_1056_64b,

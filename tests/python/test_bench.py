@@ -6,7 +6,7 @@ from slingsim.bench import SCENARIOS, scenario_config
 
 
 def test_scenarios_are_the_documented_ones():
-    assert list(SCENARIOS) == ["shandy-uniform-50", "max-build", "malbec-adversarial-ugal",
+    assert list(SCENARIOS) == ["shandy-uniform-50", "shandy-uniform-50-tiled", "max-build", "malbec-adversarial-ugal",
                                "dragonfly-1056-64B", "fattree-permutation-128", "fattree-permutation-1024",
                                "incast-none", "incast-dcqcn", "incast-slingshot"] + [
         f"{p}-uniform-30" for p in ("dragonfly-3k", "megafly-3k", "slimfly-3k", "fitfly-3k", "fattree-3k", "aries-crystal")
@@ -79,3 +79,10 @@ def test_bench_reports_events_per_hop_and_bytes_per_packet():
     # Every hop is at least its arrival event; a NIC or switch attempt is the rest.
     assert 1.0 <= figures["events_per_hop"] < 3.0
     assert figures["bytes_per_packet"] == _core.packet_record_bytes() <= 128
+
+
+def test_the_base_scenario_keeps_the_per_output_switch_and_the_tiled_one_differs_only_there():
+    base, tiled = scenario_config("shandy-uniform-50"), scenario_config("shandy-uniform-50-tiled")
+    assert (base["switch"]["model"], base["switch"]["speedup"]) == ("per-output", 2)
+    assert (tiled["switch"]["model"], tiled["switch"]["speedup"]) == ("tiled", 4)
+    assert {k: v for k, v in tiled.items() if k != "switch"} == {k: v for k, v in base.items() if k != "switch"}

@@ -49,7 +49,7 @@ pub struct CongestionConfig {
     /// Slingshot: window growth per round trip of clean acks.
     pub additive_increase_bytes: u64,
     /// Slingshot: largest window. A pair starts with its bandwidth-delay
-    /// product (NIC rate x zero-load round trip, plus one packet), enough
+    /// product (NIC rate x zero-load round trip, plus two packets), enough
     /// for line rate when uncongested, and never grows past this.
     pub max_window_bytes: u64,
     /// DCQCN: RED/ECN marking thresholds on a switch output queue and the

@@ -94,7 +94,7 @@ pub struct Ack {
 /// What the hooks may ask of the network: the zero-load bandwidth-delay
 /// product between two endpoints, and the rate of an endpoint's port.
 pub trait PathView {
-    /// NIC rate x zero-load round trip from `src` to `dst`, plus one packet (bytes).
+    /// NIC rate x zero-load round trip from `src` to `dst`, plus two full packets (bytes).
     fn bandwidth_delay(&self, src: EndpointId, dst: EndpointId) -> f64;
     /// Bytes/s of the switch port that feeds endpoint `e`.
     fn port_rate(&self, e: EndpointId) -> f64;

@@ -76,8 +76,13 @@ impl Simulation {
         let window = run_window(&cfg, &sources);
         let cc = Congestion::new(&cfg.congestion, cfg.nic.bandwidth_bps)?;
         let channels = Channels::new(&net, vcs, vc_capacity, cfg.switch.buffer_bytes as u64, classes.len(), &fail_at, cfg.links.bit_error_rate > 0.0);
-        let zero_load = zero_load(&cfg, &net, frame);
-        let watchdog = watchdog_interval(&cfg, &net, frame)?;
+        let fall_through = FallThrough::new(
+            ns_to_ps(cfg.switch.latency_ns),
+            ns_to_ps(cfg.switch.latency_ns * cfg.switch.latency_spread_fraction),
+            Rng::new(seed, 0xFA11).next_u64(),
+        );
+        let zero_load = zero_load(&cfg, &net, frame, fall_through.max());
+        let watchdog = watchdog_interval(&cfg, &net, frame, fall_through.max())?;
         check_link_retry(&cfg, frame)?;
         let qos = qos(&cfg, classes, net.channels.len());
         let nics = nics(&cfg, &net, frame, &cc, &qos, !fail_at.is_empty())?;
@@ -95,7 +100,7 @@ impl Simulation {
             channels,
             switches: Switches::new(
                 (0..net.switches()).map(|s| Rng::new(seed, 0x100_0000 + s as u64)).collect(),
-                FallThrough::new(ns_to_ps(cfg.switch.latency_ns), ns_to_ps(cfg.switch.latency_ns * cfg.switch.latency_spread_fraction), Rng::new(seed, 0xFA11).next_u64()),
+                fall_through,
                 cfg.switch.speedup,
                 tiles,
             ),
@@ -281,9 +286,9 @@ const WATCHDOG_DEFAULT_NS: f64 = 500_000.0;
 /// transmission: a hop (the slowest link's latency and a full packet's
 /// serialization on it, plus the switch), with margin, or an end-to-end
 /// retry timeout (a lost packet waits that long to be resent).
-fn watchdog_interval(cfg: &Config, net: &Network, frame: Frame) -> Result<Ps> {
+fn watchdog_interval(cfg: &Config, net: &Network, frame: Frame, switch_latency: Ps) -> Result<Ps> {
     let full = frame.wire_bytes(cfg.nic.mtu_payload) as u64;
-    let hop = net.channels.iter().map(|c| c.latency + c.rate.serialize(full)).max().unwrap_or(Ps::ZERO) + ns_to_ps(cfg.switch.latency_ns + cfg.switch.latency_ns * cfg.switch.latency_spread_fraction / 2.0);
+    let hop = net.channels.iter().map(|c| c.latency + c.rate.serialize(full)).max().unwrap_or(Ps::ZERO) + switch_latency;
     let floor = (hop * 4).max(ns_to_ps(cfg.nic.retry_timeout_ns) + hop);
     match cfg.sim.watchdog_ns {
         None => Ok(ns_to_ps(WATCHDOG_DEFAULT_NS).max(floor)),
@@ -326,12 +331,13 @@ fn check_link_retry(cfg: &Config, frame: Frame) -> Result<()> {
 }
 
 /// What a zero-load round trip is made of, for congestion control's windows.
-fn zero_load(cfg: &Config, net: &Network, frame: Frame) -> ZeroLoad {
+/// `switch_latency` is the slowest output's fall-through.
+fn zero_load(cfg: &Config, net: &Network, frame: Frame, switch_latency: Ps) -> ZeroLoad {
     let latency_of = |terminal: bool| net.channels.iter().filter(|c| (c.kind == LinkKind::Terminal) == terminal).map(|c| c.latency).max().unwrap_or(Ps::ZERO);
     ZeroLoad {
         terminal_latency: latency_of(true),
         max_fabric_latency: latency_of(false),
-        switch_latency: ns_to_ps(cfg.switch.latency_ns + cfg.switch.latency_ns * cfg.switch.latency_spread_fraction / 2.0),
+        switch_latency,
         line_rate_bps: cfg.nic.bandwidth_bps,
         full_packet_wire: frame.wire_bytes(cfg.nic.mtu_payload),
     }

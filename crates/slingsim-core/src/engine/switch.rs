@@ -72,6 +72,11 @@ impl FallThrough {
         FallThrough { min: Ps(mean.0 - spread.0 / 2), spread, seed }
     }
 
+    /// The highest latency any output may take.
+    pub fn max(&self) -> Ps {
+        self.min + self.spread
+    }
+
     /// The latency of output channel `out`.
     #[inline]
     pub fn of(&self, out: ChannelId) -> Ps {

@@ -29,8 +29,9 @@ pub enum Event {
     MpiWake(u32),
     /// An MPI message is handed to the NIC (after the send overhead).
     MpiPost(u32),
-    /// An MPI message between ranks of one node arrives through memory.
-    MpiLocal(u32),
+    /// An MPI message reaches its destination rank: through memory between
+    /// ranks of one node, or from the NIC after its receive latency.
+    MpiArrive(u32),
 }
 
 /// An upcoming event seen ahead of time, still packed (for prefetching).
@@ -68,7 +69,7 @@ impl Event {
             Event::WindowEnd => 7 << 60,
             Event::MpiWake(r) => (8 << 60) | r as u64,
             Event::MpiPost(w) => (9 << 60) | w as u64,
-            Event::MpiLocal(w) => (10 << 60) | w as u64,
+            Event::MpiArrive(w) => (10 << 60) | w as u64,
         }
     }
 
@@ -84,7 +85,7 @@ impl Event {
             7 => Event::WindowEnd,
             8 => Event::MpiWake(x as u32),
             9 => Event::MpiPost(x as u32),
-            10 => Event::MpiLocal(x as u32),
+            10 => Event::MpiArrive(x as u32),
             _ => Event::Watchdog,
         }
     }

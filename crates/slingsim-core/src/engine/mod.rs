@@ -374,7 +374,7 @@ impl Simulation {
             Event::WindowEnd => self.check_drained(),
             Event::MpiWake(r) => self.on_mpi_wake(r),
             Event::MpiPost(w) => self.on_mpi_post(w),
-            Event::MpiLocal(w) => self.on_mpi_local(w),
+            Event::MpiArrive(w) => self.on_mpi_arrive(w),
         }
     }
 

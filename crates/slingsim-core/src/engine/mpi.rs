@@ -344,7 +344,7 @@ impl Simulation {
             let p = self.mpi.p();
             let at = self.clock.now + p.memory_latency + Ps::from_f64((w.bytes as f64 * p.memory_ps_per_byte).round());
             self.mpi.jobs[j].memory_messages += 1;
-            self.events.push(at, Event::MpiLocal(id));
+            self.events.push(at, Event::MpiArrive(id));
             return;
         }
         let job = &self.mpi.jobs[j];
@@ -389,7 +389,7 @@ impl Simulation {
 
     /// A message through memory, or from the NIC after its receive
     /// latency, is at its destination rank.
-    pub(crate) fn on_mpi_local(&mut self, id: u32) {
+    pub(crate) fn on_mpi_arrive(&mut self, id: u32) {
         self.mpi_arrived(id, self.clock.now);
     }
 
@@ -421,7 +421,7 @@ impl Simulation {
         // The receiving NIC hands the message to the host.
         let recv = self.mpi.p().host.nic_recv;
         if recv > Ps::ZERO {
-            self.events.push(t + recv, Event::MpiLocal(id));
+            self.events.push(t + recv, Event::MpiArrive(id));
         } else {
             self.mpi_arrived(id, t);
         }

@@ -29,23 +29,21 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
-from ..config import Config, load_config  # noqa: E402
+from ..config import Config  # noqa: E402
 from .. import provenance  # noqa: E402
 from ..cluster import SchedulerLike  # noqa: E402
 from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
 from .output import study_output  # noqa: E402
+from .roce_host import SYSTEM, idle_malbec  # noqa: E402
 
-SYSTEM = "slingshot-malbec"
 DISTANCES = {"same switch": (0, 1), "same group": (0, 16), "different groups": (0, 144)}
 """Distance -> the two nodes (Malbec: 16 nodes per switch, 128 per group). Node 144 is on the second
 switch of group 1, three switches from node 0 (node 128's switch holds the global link to node 0's)."""
 SIZES = tuple(sorted({8 * 4 ** k for k in range(10)} | {16_384}))
 """8 B to 2 MiB, with 16 KiB, from where [DeSensi20] Fig. 4 finds distances within 10%."""
 QUICK_SIZES = (8, 512, 16_384, 1_048_576)
-RXM_SAR_LIMIT = 131_072
-"""Largest message the RoCE host sends without a rendezvous handshake (copied through bounce buffers)."""
 WINDOW = 16
 ITERATIONS = 5
 
@@ -72,13 +70,7 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
             tests = (("latency", {"workload": "pingpong", "bytes": nbytes}),
                      ("bandwidth", {"workload": "program", "program": window(nbytes)}))
             for test, workload in tests:
-                cfg = load_config(SYSTEM)
-                cfg["traffic"] = []
-                cfg["nic"]["frame"] = "roce"  # the paper measured with ConnectX-5 RoCE NICs
-                # ... through libfabric's verbs;ofi_rxm provider, which sends up to 16 KiB eagerly and up
-                # to 128 KiB by segmentation and reassembly (copied, no handshake: its documented
-                # FI_OFI_RXM_BUFFER_SIZE and FI_OFI_RXM_SAR_LIMIT defaults), rendezvous only above.
-                cfg.setdefault("mpi", {})["eager_threshold_bytes"] = RXM_SAR_LIMIT
+                cfg = idle_malbec()
                 cfg["job"] = [{"name": "pair", **workload, "iterations": ITERATIONS, "nodes": {"list": list(nodes)}}]
                 points.append(({"distance": distance, "bytes": nbytes, "test": test}, cfg))
     return points

@@ -21,14 +21,13 @@ import pyarrow as pa  # noqa: E402
 
 from .. import provenance  # noqa: E402
 from ..cluster import SchedulerLike  # noqa: E402
-from ..config import Config, load_config  # noqa: E402
+from ..config import Config  # noqa: E402
 from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
-from .node_distance import RXM_SAR_LIMIT  # noqa: E402
 from .output import study_output  # noqa: E402
+from .roce_host import idle_malbec  # noqa: E402
 
-SYSTEM = "slingshot-malbec"
 LAYERS = ("verbs", "libfabric", "mpi")
 NODES = (0, 1)
 """Two nodes on Malbec's first switch."""
@@ -43,11 +42,8 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
     points = []
     for layer in LAYERS:
         for nbytes in QUICK_SIZES if quick else SIZES:
-            cfg = load_config(SYSTEM)
-            cfg["traffic"] = []
-            cfg["nic"]["frame"] = "roce"
+            cfg = idle_malbec()
             cfg.setdefault("host", {})["layer"] = layer
-            cfg.setdefault("mpi", {})["eager_threshold_bytes"] = RXM_SAR_LIMIT
             cfg["job"] = [{"name": "pair", "workload": "pingpong", "bytes": nbytes, "iterations": ITERATIONS,
                            "nodes": {"list": list(NODES)}}]
             points.append(({"layer": layer, "bytes": nbytes}, cfg))

@@ -28,8 +28,8 @@ from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
 from .output import study_output  # noqa: E402
+from .roce_host import SYSTEM, idle_malbec  # noqa: E402
 
-SYSTEM = "slingshot-malbec"
 SAMPLES = 96
 QUICK_SAMPLES = 24
 ITERATIONS = 3
@@ -60,9 +60,7 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
     points = []
     for sample, (node, near, far) in enumerate(node_pairs(base, QUICK_SAMPLES if quick else SAMPLES)):
         for hops, partner in ((1, near), (2, far)):
-            cfg = load_config(SYSTEM)
-            cfg["traffic"] = []
-            cfg["nic"]["frame"] = "roce"  # Fig. 2 is RoCE traffic from ConnectX-5 NICs
+            cfg = idle_malbec()  # Fig. 2 is RoCE traffic from ConnectX-5 NICs
             cfg["job"] = [{"name": "pair", "workload": "pingpong", "bytes": 8, "iterations": ITERATIONS,
                            "nodes": {"list": [node, partner]}}]
             points.append(({"sample": sample, "node": node, "partner": partner, "hops": hops}, cfg))

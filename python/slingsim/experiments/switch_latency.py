@@ -103,8 +103,12 @@ def run_switch_latency(
     started = provenance.now()
     merged: Dict[int, Dict[str, Any]] = {}
     summaries = []
+    crossings = []
     for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress, cache):
         summaries.append(summary)
+        # Switch-to-switch links crossed: 0 for a 1-hop pair, 1 for a 2-hop pair, or the sample
+        # is not the difference of one switch.
+        crossings.append(summary["traffic"]["pair"]["hops_mean"] == labels["hops"] - 1)
         row = merged.setdefault(labels["sample"], {"node": labels["node"]})
         half = summary["jobs"]["pair"]["iteration_ns"]["mean"] / 2
         key = "one_hop" if labels["hops"] == 1 else "two_hop"
@@ -113,7 +117,10 @@ def run_switch_latency(
     rows = list(merged.values())
     for r in rows:
         r["switch_ns"] = r["two_hop_rtt2_ns"] - r["one_hop_rtt2_ns"]
-    checks = key_figures([r["switch_ns"] for r in rows])
+    if not all(crossings):
+        raise RuntimeError("switch-latency: a sampled pair did not take a path through exactly one or two switches; "
+                           "its difference would not be one switch's latency")
+    checks = {**key_figures([r["switch_ns"] for r in rows]), "paths_checked": True}
     with study_output(out_dir, summaries, started, {"quick": quick}) as out:
         out.write(switch_latency=rows)
         plot(rows, checks, out.path / "switch_latency.png", out.provenance)

@@ -1,5 +1,6 @@
 //! Runs a resolved JSON config and prints the summary: handy for profiling
-//! the engine without Python (`cargo run --profile profiling --example run_json -- cfg.json`).
+//! the engine without Python (`cargo run --profile profiling --example run_json -- cfg.json`);
+//! `--summary` after the config prints the whole summary as JSON.
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: run_json CONFIG.json");
@@ -21,4 +22,7 @@ fn main() {
         s["latency_ns"]["mean"],
         s["nonminimal_fraction"]
     );
+    if std::env::args().nth(2).as_deref() == Some("--summary") {
+        println!("{s:#}");
+    }
 }

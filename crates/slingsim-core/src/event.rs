@@ -2,7 +2,7 @@
 //! same picosecond run in the order they were scheduled, so runs are
 //! deterministic (MODEL.md Sec. 1).
 
-use crate::ids::{ChannelId, PacketId};
+use crate::ids::{ChannelId, EndpointId, PacketId};
 use crate::units::Ps;
 
 /// What happens at an event. Indices refer to the simulation's arrays.
@@ -32,6 +32,9 @@ pub enum Event {
     /// An MPI message reaches its destination rank: through memory between
     /// ranks of one node, or from the NIC after its receive latency.
     MpiArrive(u32),
+    /// A flow held at its ingress switch may send again (its allowance is
+    /// below one packet and its pacing interval has passed).
+    FlowRelease { src: EndpointId, dst: EndpointId },
 }
 
 /// An upcoming event seen ahead of time, still packed (for prefetching).
@@ -70,6 +73,10 @@ impl Event {
             Event::MpiWake(r) => (8 << 60) | r as u64,
             Event::MpiPost(w) => (9 << 60) | w as u64,
             Event::MpiArrive(w) => (10 << 60) | w as u64,
+            Event::FlowRelease { src, dst } => {
+                debug_assert!(src.0 < 1 << 30 && dst.0 < 1 << 30, "endpoint ids fit 30 bits (checked at build)");
+                (11 << 60) | ((src.0 as u64) << 30) | dst.0 as u64
+            }
         }
     }
 
@@ -86,6 +93,7 @@ impl Event {
             8 => Event::MpiWake(x as u32),
             9 => Event::MpiPost(x as u32),
             10 => Event::MpiArrive(x as u32),
+            11 => Event::FlowRelease { src: EndpointId(((x >> 30) & ((1 << 30) - 1)) as u32), dst: EndpointId((x & ((1 << 30) - 1)) as u32) },
             _ => Event::Watchdog,
         }
     }

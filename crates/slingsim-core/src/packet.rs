@@ -20,6 +20,12 @@ pub const FLAG_ECN: u8 = 8;
 pub const FLAG_VIA_GROUP: u8 = 16;
 /// The packet is on its way to its destination NIC (delivery will read its cold half).
 pub const FLAG_LAST_HOP: u8 = 32;
+/// A data packet counted into its flow's bytes in the fabric by its
+/// ingress switch (switch-side congestion control).
+pub const FLAG_ADMITTED: u8 = 64;
+/// Made inside a switch (a fabric ack), not sent by a NIC: it holds no
+/// space in the input buffer it is queued from, so it returns no credit.
+pub const FLAG_SWITCH_MADE: u8 = 128;
 
 /// What a packet is for. Data carries a message's payload; the other kinds
 /// are control packets a NIC answers data with, which travel the same
@@ -37,11 +43,14 @@ pub enum PacketKind {
     Ack = 1,
     /// DCQCN congestion notification packet (RoCEv2 CNP).
     Cnp = 2,
+    /// Slingshot's ack from the egress switch to the flow's ingress switch,
+    /// carrying the egress port's congestion marks ([Roweth] Sec. II-E).
+    FabricAck = 3,
 }
 
 impl PacketKind {
     /// Every kind, in the order of their codes.
-    pub const ALL: [PacketKind; 3] = [PacketKind::Data, PacketKind::Ack, PacketKind::Cnp];
+    pub const ALL: [PacketKind; 4] = [PacketKind::Data, PacketKind::Ack, PacketKind::Cnp, PacketKind::FabricAck];
     /// How many kinds there are (arrays indexed by kind).
     pub const COUNT: usize = Self::ALL.len();
 
@@ -51,6 +60,7 @@ impl PacketKind {
             PacketKind::Data => "data",
             PacketKind::Ack => "ack",
             PacketKind::Cnp => "cnp",
+            PacketKind::FabricAck => "fabric_ack",
         }
     }
 

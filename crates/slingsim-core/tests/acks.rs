@@ -48,7 +48,7 @@ fn count(v: &Value) -> u64 {
 fn ack_bytes_appear_in_link_counts() {
     let mut cfg = small_dragonfly();
     cfg["nic"] = json!({"frame": "slingshot"});
-    cfg["congestion"] = json!({"algorithm": "slingshot"});
+    cfg["congestion"] = json!({"algorithm": "slingshot-endpoint"});
     cfg["traffic"] = json!([{"name": "f", "pattern": "incast", "nodes": {"list": [0, 17]}, "target": 1, "flow_bytes": 100_000}]);
     let (s, sim) = run(&cfg);
     assert_eq!(s["end_reason"], "flows_done", "{s}");
@@ -113,7 +113,7 @@ fn a_loaded_reverse_path_slows_the_acks() {
 /// still arriving. Every one is accounted for.
 #[test]
 fn acks_and_cnps_are_conserved_mid_run() {
-    for (cc, frame, kind) in [("slingshot", "slingshot", "ack"), ("dcqcn", "roce", "cnp")] {
+    for (cc, frame, kind) in [("slingshot-endpoint", "slingshot", "ack"), ("dcqcn", "roce", "cnp")] {
         let mut cfg = small_dragonfly();
         cfg["nic"] = json!({"frame": frame});
         cfg["congestion"] = json!({"algorithm": cc, "kmin_bytes": 2000, "kmax_bytes": 40000});
@@ -140,7 +140,7 @@ fn lost_acks_are_accounted_for() {
     let cfg = json!({
         "topology": {"groups": 4, "switches_per_group": 4, "endpoints_per_switch": 2, "global_ports_per_switch": 3},
         "routing": {"algorithm": "minimal"},
-        "congestion": {"algorithm": "slingshot"},
+        "congestion": {"algorithm": "slingshot-endpoint"},
         "links": {"failed": [{"switch": 0, "port": 3, "at_ns": 4000}]},
         "nic": {"retry_timeout_ns": 3000},
         "sim": {"seed": 17, "warmup_ns": 2000, "duration_ns": 20000},
@@ -163,7 +163,7 @@ fn lost_acks_are_accounted_for() {
 #[test]
 fn acks_as_packets_are_deterministic() {
     let mut cfg = small_dragonfly();
-    cfg["congestion"] = json!({"algorithm": "slingshot"});
+    cfg["congestion"] = json!({"algorithm": "slingshot-endpoint"});
     cfg["routing"] = json!({"algorithm": "slingshot"});
     cfg["traffic"] = json!([{"name": "u", "pattern": "uniform", "load": 0.6}]);
     let strip = |mut s: Value| {

@@ -10,15 +10,25 @@
 //! - [`CongestionControl::on_deliver`]: the destination NIC got a packet
 //!   and may answer with a congestion notification;
 //! - [`CongestionControl::on_ack`]: an ack or notification came back;
-//! - [`CongestionControl::on_loss`]: a packet was given up.
+//! - [`CongestionControl::on_loss`]: a packet was given up;
+//! - switch-side control only ([`CongestionControl::fabric_acks`]):
+//!   [`CongestionControl::ingress_admit`] and
+//!   [`CongestionControl::on_ingress`] at a flow's ingress switch,
+//!   [`CongestionControl::on_fabric_ack`] when the egress switch's ack
+//!   gets back there, [`CongestionControl::on_fabric_drop`] for a packet
+//!   lost inside the fabric.
 //!
-//! Each algorithm is one file: [`none`], [`dcqcn`], [`slingshot`]. Adding
+//! Each algorithm is one file: [`none`], [`dcqcn`], [`slingshot`],
+//! [`slingshot_endpoint`] (the two Slingshot variants share
+//! [`flow_window`]). Adding
 //! one is a new file implementing the trait plus its line in
 //! [`CongestionKind`]'s registry and in [`Congestion`]'s dispatch.
 
 pub mod dcqcn;
+pub mod flow_window;
 pub mod none;
 pub mod slingshot;
+pub mod slingshot_endpoint;
 
 use crate::ids::{ChannelId, EndpointId};
 use crate::config::CongestionConfig;
@@ -37,15 +47,24 @@ pub enum CongestionKind {
     None,
     /// DCQCN: ECN marking at switch outputs, CNPs, rate cut and recovery.
     Dcqcn,
-    /// Slingshot: acked endpoint pairs, windows cut to the congested port's
-    /// fair share.
+    /// Slingshot as the switches run it: flows tracked at their ingress
+    /// switch, acked by the egress switch, held in flow queues at the
+    /// ingress port when over their fair share.
     Slingshot,
+    /// Slingshot's simpler variant: a window per endpoint pair at the
+    /// source NIC, acked by the destination NIC.
+    SlingshotEndpoint,
 }
 
 impl Named for CongestionKind {
     const WHAT: &'static str = "congestion control";
     const REGISTRY: &'static [(&'static str, Self)] =
-        &[("none", CongestionKind::None), ("dcqcn", CongestionKind::Dcqcn), ("slingshot", CongestionKind::Slingshot)];
+        &[
+        ("none", CongestionKind::None),
+        ("dcqcn", CongestionKind::Dcqcn),
+        ("slingshot", CongestionKind::Slingshot),
+        ("slingshot-endpoint", CongestionKind::SlingshotEndpoint),
+    ];
 }
 crate::named_serde!(CongestionKind);
 
@@ -98,6 +117,8 @@ pub trait PathView {
     fn bandwidth_delay(&self, src: EndpointId, dst: EndpointId) -> f64;
     /// Bytes/s of the switch port that feeds endpoint `e`.
     fn port_rate(&self, e: EndpointId) -> f64;
+    /// Wire bytes of a packet with a full payload.
+    fn full_packet_wire(&self) -> u32;
 }
 
 /// The hooks a congestion control implements (see the module docs).
@@ -128,6 +149,25 @@ pub trait CongestionControl {
     fn on_loss(&mut self, src: EndpointId, dst: EndpointId, wire: u32);
     /// The algorithm's own figures for the summary (`congestion.*`).
     fn summary(&self) -> serde_json::Map<String, Value>;
+
+    /// True if the switches run the control: the egress switch acks every
+    /// data packet leaving an edge port back to the flow's ingress switch,
+    /// which may hold the flow's packets at its ingress port.
+    fn fabric_acks(&self) -> bool {
+        false
+    }
+    /// May a data packet of `wire` bytes from `src` to `dst`, arrived at
+    /// its ingress switch, enter the fabric now? (`OnAck`: when a fabric
+    /// ack of the flow comes back.)
+    fn ingress_admit(&mut self, _src: EndpointId, _dst: EndpointId, _wire: u32, _now: Ps) -> Admit {
+        Admit::Now
+    }
+    /// The packet entered the fabric.
+    fn on_ingress(&mut self, _src: EndpointId, _dst: EndpointId, _wire: u32, _now: Ps, _path: &dyn PathView) {}
+    /// The egress switch's ack of a packet of the flow reached the ingress switch.
+    fn on_fabric_ack(&mut self, _a: &Ack, _now: Ps, _path: &dyn PathView) {}
+    /// A packet of `wire` bytes that had entered the fabric was lost in it.
+    fn on_fabric_drop(&mut self, _src: EndpointId, _dst: EndpointId, _wire: u32) {}
 }
 
 /// The congestion control of a run: one of the algorithms, dispatched
@@ -136,6 +176,7 @@ pub enum Congestion {
     None(none::NoControl),
     Dcqcn(dcqcn::Dcqcn),
     Slingshot(slingshot::Slingshot),
+    SlingshotEndpoint(slingshot_endpoint::SlingshotEndpoint),
 }
 
 impl Congestion {
@@ -146,6 +187,7 @@ impl Congestion {
             CongestionKind::None => Congestion::None(none::NoControl),
             CongestionKind::Dcqcn => Congestion::Dcqcn(dcqcn::Dcqcn::new(c, line_rate_bps)),
             CongestionKind::Slingshot => Congestion::Slingshot(slingshot::Slingshot::new(c, line_rate_bps)),
+            CongestionKind::SlingshotEndpoint => Congestion::SlingshotEndpoint(slingshot_endpoint::SlingshotEndpoint::new(c, line_rate_bps)),
         })
     }
 
@@ -155,6 +197,7 @@ impl Congestion {
             Congestion::None(_) => CongestionKind::None,
             Congestion::Dcqcn(_) => CongestionKind::Dcqcn,
             Congestion::Slingshot(_) => CongestionKind::Slingshot,
+            Congestion::SlingshotEndpoint(_) => CongestionKind::SlingshotEndpoint,
         }
     }
 
@@ -172,6 +215,7 @@ macro_rules! each {
             Congestion::None($x) => $body,
             Congestion::Dcqcn($x) => $body,
             Congestion::Slingshot($x) => $body,
+            Congestion::SlingshotEndpoint($x) => $body,
         }
     };
 }
@@ -211,6 +255,23 @@ impl CongestionControl for Congestion {
     }
     fn summary(&self) -> serde_json::Map<String, Value> {
         each!(self, x => x.summary())
+    }
+    fn fabric_acks(&self) -> bool {
+        each!(self, x => x.fabric_acks())
+    }
+    #[inline]
+    fn ingress_admit(&mut self, src: EndpointId, dst: EndpointId, wire: u32, now: Ps) -> Admit {
+        each!(self, x => x.ingress_admit(src, dst, wire, now))
+    }
+    #[inline]
+    fn on_ingress(&mut self, src: EndpointId, dst: EndpointId, wire: u32, now: Ps, path: &dyn PathView) {
+        each!(self, x => x.on_ingress(src, dst, wire, now, path))
+    }
+    fn on_fabric_ack(&mut self, a: &Ack, now: Ps, path: &dyn PathView) {
+        each!(self, x => x.on_fabric_ack(a, now, path))
+    }
+    fn on_fabric_drop(&mut self, src: EndpointId, dst: EndpointId, wire: u32) {
+        each!(self, x => x.on_fabric_drop(src, dst, wire))
     }
 }
 

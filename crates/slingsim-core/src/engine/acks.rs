@@ -46,7 +46,7 @@ impl Simulation {
         q.hot.wire = match kind {
             PacketKind::Ack => self.nics.frame.ack_wire_bytes(),
             PacketKind::Cnp => self.nics.frame.cnp_wire_bytes(),
-            PacketKind::Data => unreachable!("data is not an answer"),
+            PacketKind::Data | PacketKind::FabricAck => unreachable!("a NIC answers data with acks and CNPs only"),
         };
         q.hot.alg = p.alg;
         q.hot.class = p.class;
@@ -108,8 +108,11 @@ impl Simulation {
     /// data packet, but no payload is lost (it was delivered).
     pub(crate) fn control_lost(&mut self, h: PacketId) {
         let kind = self.pool.hot(h).kind;
-        let a = self.signals.take(self.pool.cold(h).msg);
         self.measure.control.lost[kind.index()] += 1;
+        if kind == PacketKind::FabricAck {
+            return self.fabric_ack_lost(self.pool.cold(h).msg);
+        }
+        let a = self.signals.take(self.pool.cold(h).msg);
         if kind == PacketKind::Ack {
             self.release_outstanding(a.src);
             self.cc.on_loss(a.src, a.dst, a.wire);
@@ -132,7 +135,7 @@ mod tests {
     fn acks_stuck_at_their_nic_trip_the_watchdog() {
         let cfg = r#"{
             "topology": {"groups": 2, "switches_per_group": 2, "endpoints_per_switch": 2, "global_ports_per_switch": 1},
-            "congestion": {"algorithm": "slingshot"},
+            "congestion": {"algorithm": "slingshot-endpoint"},
             "sim": {"watchdog_ns": 20000, "max_time_ns": 1000000},
             "traffic": [{"name": "f", "pattern": "incast", "nodes": {"list": [0, 7]}, "target": 1, "flow_bytes": 1000000}]
         }"#;

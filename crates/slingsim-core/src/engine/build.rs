@@ -75,6 +75,7 @@ impl Simulation {
         let mpi_params = crate::mpi::runtime::Params::new(&cfg.mpi, &cfg.host)?;
         let window = run_window(&cfg, &sources);
         let cc = Congestion::new(&cfg.congestion, cfg.nic.bandwidth_bps)?;
+        check_fabric_acks(&cfg, &cc, &net)?;
         let channels = Channels::new(&net, vcs, vc_capacity, cfg.switch.buffer_bytes as u64, classes.len(), &fail_at, cfg.links.bit_error_rate > 0.0);
         let fall_through = FallThrough::new(
             ns_to_ps(cfg.switch.latency_ns),
@@ -92,6 +93,7 @@ impl Simulation {
             SwitchModel::PerOutput => None,
             SwitchModel::Tiled => Some(Box::new(Tiles::new(&net, cfg.switch.grid(), cfg.switch.speedup)?)),
         };
+        let cc_fabric_acks = cc.fabric_acks();
         let mut sim = Simulation {
             clock: Clock { now: Ps::ZERO, warmup: window.warmup, window_end: window.window_end, end: window.end, watchdog, last_progress: Ps::ZERO },
             events: EventQueue::default(),
@@ -108,6 +110,7 @@ impl Simulation {
             qos,
             cc,
             signals: Signals::new(Rng::new(seed, 0xCC), zero_load),
+            flow_queues: crate::engine::flow_queues::FlowQueues::new(cc_fabric_acks),
             reliability: Reliability {
                 bit_error_rate: cfg.links.bit_error_rate,
                 error_rng: Rng::new(seed, 0x11E5),
@@ -451,4 +454,23 @@ fn measurement(cfg: &Config, sources: usize) -> Measurement {
         measured_outstanding: 0,
         control: Default::default(),
     }
+}
+
+/// Switch-side congestion control sends its acks through the fabric as
+/// packets: with `nic.acks = "instant"` there is no fabric for them.
+fn check_fabric_acks(cfg: &Config, cc: &Congestion, net: &Network) -> Result<()> {
+    if !cc.fabric_acks() {
+        return Ok(());
+    }
+    if cfg.nic.acks == crate::nic::AckModel::Instant {
+        return Err(ConfigError::new(
+            "nic.acks",
+            "congestion.algorithm = \"slingshot\" runs in the switches, whose acks are packets in the fabric: \
+             set nic.acks = \"packets\", or choose congestion.algorithm = \"slingshot-endpoint\" for instant acks",
+        ));
+    }
+    if net.endpoint_node.len() >= 1 << 30 {
+        return Err(ConfigError::new("topology", format!("switch-side congestion control tracks up to 2^30 endpoints, this network has {}", net.endpoint_node.len())));
+    }
+    Ok(())
 }

@@ -20,7 +20,8 @@
 //! - [`sources`]: synthetic traffic and the flows it starts;
 //! - [`signals`]: acks and congestion notifications between the NICs and
 //!   the congestion control (`crate::congestion`); [`acks`]: the same as
-//!   packets on the reverse path;
+//!   packets on the reverse path; [`flow_queues`]: the switches' own acks
+//!   and flow queues when the switches run congestion control;
 //! - [`reliability`]: link-level retry, failed links, lossy drops, end-to-end retry;
 //! - [`delivery`] and [`measurement`]: what arrives and what is counted;
 //! - [`mpi`]: the MPI runtime that drives jobs;
@@ -31,6 +32,7 @@ mod api;
 mod build;
 pub(crate) mod channels;
 mod delivery;
+pub(crate) mod flow_queues;
 mod jobs_report;
 pub(crate) mod measurement;
 mod mpi;
@@ -189,6 +191,7 @@ pub struct Simulation {
     pub(crate) qos: switch::Qos,
     pub(crate) cc: crate::congestion::Congestion,
     pub(crate) signals: signals::Signals,
+    pub(crate) flow_queues: flow_queues::FlowQueues,
     pub(crate) reliability: reliability::Reliability,
     pub(crate) traffic: sources::Traffic,
     pub(crate) flows: sources::Flows,
@@ -375,6 +378,7 @@ impl Simulation {
             Event::MpiWake(r) => self.on_mpi_wake(r),
             Event::MpiPost(w) => self.on_mpi_post(w),
             Event::MpiArrive(w) => self.on_mpi_arrive(w),
+            Event::FlowRelease { src, dst } => self.release_flow(src, dst),
         }
     }
 

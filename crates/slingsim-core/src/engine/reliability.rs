@@ -10,7 +10,7 @@ use super::Simulation;
 use crate::congestion::CongestionControl;
 use crate::event::Event;
 use crate::network::NONE;
-use crate::packet::{PacketKind, FLAG_ECN, FLAG_MEASURED, FLAG_NONMINIMAL};
+use crate::packet::{PacketKind, FLAG_ECN, FLAG_MEASURED, FLAG_NONMINIMAL, FLAG_SWITCH_MADE};
 use crate::rng::Rng;
 use crate::units::Ps;
 
@@ -60,9 +60,10 @@ impl Simulation {
     pub(crate) fn drop_lossy(&mut self, h: PacketId) {
         let p = *self.pool.hot(h);
         let back = self.clock.now + self.channels.tx[p.in_ch].latency();
-        if self.channels.send_back(p.in_ch, p.in_vc, p.wire, back, self.clock.now) {
+        if p.flags & FLAG_SWITCH_MADE == 0 && self.channels.send_back(p.in_ch, p.in_vc, p.wire, back, self.clock.now) {
             self.schedule_try(p.in_ch, back);
         }
+        self.admitted_packet_lost(h);
         self.reliability.lossy_drops += 1;
         self.pool.free(h);
         self.account_loss(h);
@@ -76,11 +77,18 @@ impl Simulation {
         let p = *self.pool.hot(h);
         // Failed links are switch-to-switch: the packet sits in a switch input buffer.
         let back = at + self.channels.tx[p.in_ch].latency();
-        if self.channels.send_back(p.in_ch, p.in_vc, p.wire, back, self.clock.now) {
+        if p.flags & FLAG_SWITCH_MADE == 0 && self.channels.send_back(p.in_ch, p.in_vc, p.wire, back, self.clock.now) {
             self.schedule_try(p.in_ch, back);
         }
         let t = &mut self.channels.tx[ch];
         t.busy_until = t.busy_until.max(at);
+        if p.kind == PacketKind::FabricAck {
+            // No NIC keeps a copy to resend: the ack is simply lost.
+            self.pool.free(h);
+            self.account_loss(h);
+            return;
+        }
+        self.admitted_packet_lost(h);
         self.pool.hot_mut(h).ch = ChannelId::NONE;
         let timer = (self.pool.cold(h).injected + self.reliability.retry_timeout).max(at + Ps(1));
         self.events.push(timer, Event::Retry(h));

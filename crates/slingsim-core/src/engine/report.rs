@@ -74,6 +74,9 @@ impl Simulation {
         for &h in self.nics.retry_queue.iter().flatten() {
             f(&self.pool.get(h));
         }
+        for h in self.flow_queues.iter(&self.pool) {
+            f(&self.pool.get(h));
+        }
     }
 
     /// Payload bytes in the network, and its packets of each kind (an ack
@@ -284,6 +287,14 @@ impl Simulation {
         });
         let m = v.as_object_mut().expect("an object");
         m.extend(self.cc.summary());
+        if self.flow_queues.on {
+            let f = &self.flow_queues;
+            // Flow queues at ingress ports: packets in them at the end, the
+            // most at once, and how many packets ever waited in one.
+            m.insert("flow_queue_packets".into(), json!(f.held));
+            m.insert("flow_queue_max_packets".into(), json!(f.max_held));
+            m.insert("packets_held_at_ingress".into(), json!(f.ever_held));
+        }
         v
     }
 

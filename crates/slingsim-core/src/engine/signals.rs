@@ -58,6 +58,10 @@ impl PathView for NetworkView<'_> {
     fn port_rate(&self, e: EndpointId) -> f64 {
         self.channels.tx[self.net.endpoint_down[e]].rate.bytes_per_s()
     }
+
+    fn full_packet_wire(&self) -> u32 {
+        self.zero_load.full_packet_wire
+    }
 }
 
 /// Acks and notifications on their way back, and their counts.

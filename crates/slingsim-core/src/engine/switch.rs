@@ -11,7 +11,7 @@ use super::{Simulation, NEVER};
 use crate::congestion::{CongestionControl, Marks};
 use crate::event::Event;
 use crate::network::NONE;
-use crate::packet::{PacketKind, PacketPool, PacketQueue, FLAG_ECN};
+use crate::packet::{PacketKind, PacketPool, PacketQueue, FLAG_ECN, FLAG_SWITCH_MADE};
 use crate::qos::{ShareMeter, TrafficClass};
 use crate::rng::Rng;
 use crate::routing::{self, Biases};
@@ -205,15 +205,25 @@ impl Simulation {
         let ch = self.pool.hot(h).ch;
         let s = self.channels.tx[ch].to_switch;
         if s.is_none() {
-            self.deliver(h)
-        } else {
-            self.route_into_queue(h, s, ch)
+            return self.deliver(h);
         }
+        if self.flow_queues.on {
+            // Switch-side congestion control: a fabric ack ends at its
+            // flow's ingress switch; data from a NIC may have to wait there.
+            let p = self.pool.hot(h);
+            if p.kind == PacketKind::FabricAck && p.dst_switch == s {
+                return self.fabric_ack_arrived(h, ch);
+            }
+            if p.kind == PacketKind::Data && p.hops == 0 && !self.channels.tx[ch].fabric {
+                return self.ingress_arrive(h, s, ch);
+            }
+        }
+        self.route_into_queue(h, s, ch)
     }
 
     /// Routes `h` at switch `s` and queues it for its output.
     #[inline]
-    fn route_into_queue(&mut self, h: PacketId, s: SwitchId, in_ch: ChannelId) {
+    pub(super) fn route_into_queue(&mut self, h: PacketId, s: SwitchId, in_ch: ChannelId) {
         let now = self.clock.now;
         let alg = routing::Algorithm::from_code(self.pool.hot(h).alg);
         let created = if alg.hashed() { self.pool.cold(h).created } else { Ps::ZERO };
@@ -432,6 +442,9 @@ impl Simulation {
             return;
         }
         let retry = self.link_retry_delay(ch, wire, ser);
+        if to_endpoint && self.flow_queues.on && self.pool.hot(h).kind == PacketKind::Data {
+            self.send_fabric_ack(h, now);
+        }
         let p = self.pool.hot_mut(h);
         // Cut-through: the tail cannot leave before it has arrived.
         let end = (now + ser).max(p.tail) + retry;
@@ -454,7 +467,11 @@ impl Simulation {
         p.tail = end + latency;
         p.extend_path(latency);
         let (in_vc, class) = (p.in_vc, p.class);
-        if self.channels.send_back(in_ch, in_vc, wire, back, self.clock.now) {
+        // A packet a switch made held no space in the buffer it came from;
+        // from the next switch on it holds space like any other.
+        let made_here = p.flags & FLAG_SWITCH_MADE != 0;
+        p.flags &= !FLAG_SWITCH_MADE;
+        if !made_here && self.channels.send_back(in_ch, in_vc, wire, back, self.clock.now) {
             self.schedule_try(in_ch, back);
         }
         if self.qos.classes.len() > 1 {

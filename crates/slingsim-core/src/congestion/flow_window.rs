@@ -1,0 +1,296 @@
+//! What both Slingshot congestion controls share (paper 000 Sec. II-D,
+//! 002 Sec. II-E): a flow's window and how congestion acks move it, the
+//! table of flows per source endpoint, and the egress edge port's count of
+//! the flows feeding it.
+
+use crate::ids::{ChannelId, EndpointId, Id};
+use super::{IntMap, Marks};
+use crate::config::CongestionConfig;
+use crate::units::Ps;
+
+/// Slingshot's parameters.
+#[derive(Clone, Debug)]
+pub struct Params {
+    /// Queue bytes above which an egress edge port is congested.
+    pub port_threshold: u64,
+    pub min_window: f64,
+    pub max_window: f64,
+    pub additive_increase: f64,
+    /// Injection rate of one NIC (one rail), bits/s.
+    pub line_rate_bps: f64,
+}
+
+impl Params {
+    /// From the config section and the NIC rate.
+    pub fn new(c: &CongestionConfig, line_rate_bps: f64) -> Params {
+        Params {
+            port_threshold: c.port_threshold_bytes,
+            min_window: c.min_window_bytes as f64,
+            max_window: c.max_window_bytes as f64,
+            additive_increase: c.additive_increase_bytes as f64,
+            line_rate_bps,
+        }
+    }
+
+    /// Congestion level of an egress port holding `q` bytes: 0 clear, 1
+    /// congested, 2 above twice the threshold.
+    #[inline]
+    pub fn congestion_level(&self, q: u64) -> u8 {
+        if q > 2 * self.port_threshold {
+            2
+        } else if q > self.port_threshold {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// A flow's window: the bytes one endpoint pair may have unacknowledged,
+/// cut by congestion acks and grown back by clean ones. Kept at the
+/// source NIC by [`super::slingshot_endpoint`] and at the ingress switch by
+/// [`super::slingshot`].
+#[derive(Clone, Copy, Debug)]
+pub struct FlowWindow {
+    /// Wire bytes sent and not yet acked.
+    pub in_flight: u64,
+    /// Bytes this pair may have in flight.
+    pub window: f64,
+    /// With a window below one packet, when the next packet may go.
+    pub next_send: Ps,
+    /// The window was cut and is still below where it started.
+    pub cut: bool,
+    /// The window the pair started with (its bandwidth-delay product).
+    pub initial_window: f64,
+}
+
+impl FlowWindow {
+    /// An unthrottled pair whose window starts at `window`.
+    pub fn with_window(p: &Params, window: f64) -> FlowWindow {
+        let w = window.min(p.max_window);
+        FlowWindow { in_flight: 0, window: w, next_send: Ps::ZERO, cut: false, initial_window: w }
+    }
+
+    /// True if a packet of `wire` bytes may leave at `now` under the
+    /// window. A pair with nothing in flight may send one packet, but a
+    /// window smaller than a packet also spaces packets out (see
+    /// [`FlowWindow::ack`]), so the pair's rate is window / RTT.
+    #[inline]
+    pub fn allows(&self, wire: u32, now: Ps) -> bool {
+        if self.in_flight == 0 {
+            return self.next_send <= now;
+        }
+        (self.in_flight + wire as u64) as f64 <= self.window
+    }
+
+    /// An ack for `wire` bytes came back. A marked ack (level 1 or 2,
+    /// `flows` sources feeding the congested port of `port_rate` bytes/s)
+    /// cuts the window to the pair's fair share of what that port drains
+    /// in one round trip `rtt` (half of it at level 2); clean acks grow it
+    /// by `additive_increase` per window acked.
+    #[allow(clippy::too_many_arguments)]
+    pub fn ack(&mut self, p: &Params, wire: u32, level: u8, flows: u32, port_rate: f64, rtt: Ps, now: Ps) {
+        self.in_flight -= wire as u64;
+        if level > 0 {
+            let bdp = port_rate * rtt.as_f64() * 1e-12;
+            let share = bdp / flows.max(1) as f64 / if level >= 2 { 2.0 } else { 1.0 };
+            self.window = self.window.min(share.max(p.min_window));
+            self.cut = self.window < self.initial_window;
+        } else if self.cut {
+            // `additive_increase` per window acked, so per round trip; a
+            // window under one packet is acked one packet per pacing
+            // interval, and counting it as one packet keeps one ack from
+            // lifting it by many packets at once.
+            self.window = (self.window + p.additive_increase * wire as f64 / self.window.max(wire as f64)).min(self.initial_window);
+            self.cut = self.window < self.initial_window;
+        }
+        // A window below one packet: the next packet waits until the pair
+        // has averaged `window` bytes per round trip.
+        if self.in_flight == 0 && self.window < wire as f64 {
+            self.next_send = now + Ps::from_f64(rtt.as_f64() * (wire as f64 / self.window - 1.0));
+        }
+    }
+}
+
+/// The flows a source endpoint has state for (the destinations it has
+/// packets in flight to or is throttled toward): a short list per source,
+/// its entries in one slab. Far smaller than a hash map over pairs on a
+/// system of hundreds of thousands of endpoints, and no allocation per pair.
+pub struct FlowTable<T> {
+    /// First entry of each source's list (`u32::MAX`: none).
+    first: Vec<u32>,
+    entries: Vec<FlowEntry<T>>,
+    free: Vec<u32>,
+}
+
+impl<T> Default for FlowTable<T> {
+    fn default() -> Self {
+        FlowTable { first: Vec::new(), entries: Vec::new(), free: Vec::new() }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct FlowEntry<T> {
+    pair: T,
+    dst: EndpointId,
+    next: u32,
+}
+
+const NO_ENTRY: u32 = u32::MAX;
+
+impl<T> FlowTable<T> {
+    /// The slab index of the entry of (`src`, `dst`), and of the entry before it.
+    #[inline]
+    fn find(&self, src: EndpointId, dst: EndpointId) -> Option<(u32, u32)> {
+        let (mut prev, mut e) = (NO_ENTRY, *self.first.get(src.index())?);
+        while e != NO_ENTRY {
+            let x = &self.entries[e as usize];
+            if x.dst == dst {
+                return Some((e, prev));
+            }
+            (prev, e) = (e, x.next);
+        }
+        None
+    }
+
+    #[inline]
+    pub fn get(&self, src: EndpointId, dst: EndpointId) -> Option<&T> {
+        self.find(src, dst).map(|(e, _)| &self.entries[e as usize].pair)
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, src: EndpointId, dst: EndpointId) -> Option<&mut T> {
+        self.find(src, dst).map(|(e, _)| &mut self.entries[e as usize].pair)
+    }
+
+    /// The pair's state, made by `new` if it has none.
+    pub fn get_or_insert_with(&mut self, src: EndpointId, dst: EndpointId, new: impl FnOnce() -> T) -> &mut T {
+        if let Some((e, _)) = self.find(src, dst) {
+            return &mut self.entries[e as usize].pair;
+        }
+        if self.first.len() <= src.index() {
+            self.first.resize(src.index() + 1, NO_ENTRY);
+        }
+        let entry = FlowEntry { pair: new(), dst, next: self.first[src.index()] };
+        let e = match self.free.pop() {
+            Some(e) => {
+                self.entries[e as usize] = entry;
+                e
+            }
+            None => {
+                self.entries.push(entry);
+                (self.entries.len() - 1) as u32
+            }
+        };
+        self.first[src.index()] = e;
+        &mut self.entries[e as usize].pair
+    }
+
+    /// Forgets the flow's state.
+    pub fn remove(&mut self, src: EndpointId, dst: EndpointId) {
+        if let Some((e, prev)) = self.find(src, dst) {
+            let next = self.entries[e as usize].next;
+            if prev == NO_ENTRY {
+                self.first[src.index()] = next;
+            } else {
+                self.entries[prev as usize].next = next;
+            }
+            self.free.push(e);
+        }
+    }
+
+    /// Every flow's state.
+    pub fn values(&self) -> impl Iterator<Item = &T> {
+        self.first.iter().flat_map(move |&f| {
+            let mut e = f;
+            std::iter::from_fn(move || {
+                let x = self.entries.get(e as usize)?;
+                e = x.next;
+                Some(&x.pair)
+            })
+        })
+    }
+}
+
+
+/// What an egress edge port (a switch output to an endpoint) knows of the
+/// flows feeding it: the packets of each source queued at it, and how many
+/// sources that makes. This is all a port can count from what it sees
+/// ([Roweth] Sec. II-E); a flow whose packets are all on the way is missed
+/// and gets too large a share, until its packets queue here and count.
+#[derive(Default)]
+pub struct EgressFlows {
+    sources: IntMap<u32>,
+    flows: IntMap<u16>,
+}
+
+impl EgressFlows {
+    /// A packet from `src` joined the queue of edge output `ch`.
+    pub fn enqueue(&mut self, ch: ChannelId, src: EndpointId) {
+        let n = self.sources.entry(((ch.0 as u64) << 32) | src.0 as u64).or_insert(0);
+        *n += 1;
+        if *n == 1 {
+            let f = self.flows.entry(ch.0 as u64).or_insert(0);
+            *f = f.saturating_add(1);
+        }
+    }
+
+    /// A packet from `src` leaves the queue of edge output `ch`, which held
+    /// `queued` bytes with it: `marks` get the port's congestion level and
+    /// the flows it counts.
+    pub fn leave(&mut self, p: &Params, ch: ChannelId, queued: u64, src: EndpointId, marks: &mut Marks) {
+        marks.level = p.congestion_level(queued);
+        marks.flows = self.flows.get(&(ch.0 as u64)).copied().unwrap_or(0);
+        let key = ((ch.0 as u64) << 32) | src.0 as u64;
+        let n = self.sources.get_mut(&key).expect("queued packets were counted");
+        *n -= 1;
+        if *n == 0 {
+            self.sources.remove(&key);
+            let f = self.flows.get_mut(&(ch.0 as u64)).expect("counted with its source");
+            *f -= 1;
+            if *f == 0 {
+                self.flows.remove(&(ch.0 as u64));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_to_fair_share_and_recovers() {
+        let p = Params::new(&CongestionConfig::default(), 100e9);
+        let mut s = FlowWindow::with_window(&p, p.max_window);
+        s.in_flight = 8192;
+        // 16 flows into a 12.5 GB/s port, 4 us round trip: 50 kB / 16.
+        s.ack(&p, 4096, 1, 16, 12.5e9, Ps(4_000_000), Ps::ZERO);
+        assert!((s.window - 3125.0).abs() < 1.0, "{}", s.window);
+        assert!(s.cut);
+        let cut = s.window;
+        s.next_send = Ps::ZERO;
+        for _ in 0..100 {
+            s.in_flight += 1024;
+            s.ack(&p, 1024, 0, 0, 0.0, Ps::ZERO, Ps::ZERO);
+        }
+        assert!(s.window > cut);
+    }
+
+    #[test]
+    fn an_egress_port_counts_the_sources_queued_at_it() {
+        let p = Params::new(&CongestionConfig::default(), 100e9);
+        let mut e = EgressFlows::default();
+        let ch = ChannelId(3);
+        for src in [1, 2, 2, 5] {
+            e.enqueue(ch, EndpointId(src));
+        }
+        let mut m = Marks::default();
+        e.leave(&p, ch, 40_000, EndpointId(2), &mut m);
+        assert_eq!((m.level, m.flows), (2, 3), "three sources queued, 40 kB over twice the 16 KiB threshold");
+        e.leave(&p, ch, 20_000, EndpointId(2), &mut m);
+        assert_eq!((m.level, m.flows), (1, 3));
+        e.leave(&p, ch, 8_000, EndpointId(1), &mut m);
+        assert_eq!((m.level, m.flows), (0, 2), "source 2 left the queue");
+    }
+}

@@ -51,7 +51,7 @@ def malbec_adversarial_ugal() -> Config:
     ])
 
 
-CONGESTION_CONTROLS = ("none", "dcqcn", "slingshot")
+CONGESTION_CONTROLS = ("none", "dcqcn", "slingshot", "slingshot-endpoint")
 
 
 def incast_scenario(cc: str) -> Callable[[], Config]:

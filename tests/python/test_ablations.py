@@ -10,7 +10,7 @@ import pytest
 import slingsim
 
 ABLATIONS = (
-    "incast-none", "incast-dcqcn", "incast-slingshot",
+    "incast-none", "incast-dcqcn", "incast-slingshot", "incast-slingshot-endpoint",
     "adversarial-minimal", "adversarial-adaptive",
     "tc-shared", "tc-80-10",
 )
@@ -27,7 +27,7 @@ def victim_latency(summary):
 
 @pytest.fixture(scope="module")
 def incast():
-    out = {cc: run(f"incast-{cc}") for cc in ("none", "dcqcn", "slingshot")}
+    out = {cc: run(f"incast-{cc}") for cc in ("none", "dcqcn", "slingshot", "slingshot-endpoint")}
     out["isolated"] = run("incast-none", without=["aggressor"])
     return out
 
@@ -39,9 +39,10 @@ def test_incast_without_congestion_control_hurts_the_victim_tenfold(incast):
     assert none["traffic"]["victim"]["undelivered_packets"] > 0, "victim packets stuck in the congestion tree"
 
 
-def test_slingshot_congestion_control_isolates_the_victim_and_drains_the_incast(incast):
+@pytest.mark.parametrize("variant", ["slingshot", "slingshot-endpoint"])
+def test_slingshot_congestion_control_isolates_the_victim_and_drains_the_incast(incast, variant):
     iso = victim_latency(incast["isolated"])
-    s = incast["slingshot"]
+    s = incast[variant]
     assert victim_latency(s) < 1.5 * iso
     assert s["traffic"]["victim"]["undelivered_packets"] == 0
     aggressor = s["traffic"]["aggressor"]
@@ -50,6 +51,13 @@ def test_slingshot_congestion_control_isolates_the_victim_and_drains_the_incast(
     assert s["congestion"]["marked_acks"] > 0 and s["congestion"]["throttled_pairs"] > 0
     assert s["traffic"]["victim"]["congestion_signals"] == 0, "only flows to the congested endpoint are throttled"
     assert s["bytes_conserved"]
+
+
+def test_the_switches_hold_the_incast_at_its_ingress_ports_and_ack_it_themselves(incast):
+    s, e = incast["slingshot"], incast["slingshot-endpoint"]
+    assert s["congestion"]["packets_held_at_ingress"] > 0
+    assert s["packets_by_kind"]["fabric_ack"] > 0 and s["packets_by_kind"]["ack"] == 0
+    assert e["packets_by_kind"]["ack"] > 0 and e["packets_by_kind"]["fabric_ack"] == 0
 
 
 def test_dcqcn_lands_between_none_and_slingshot(incast):

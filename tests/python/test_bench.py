@@ -8,7 +8,7 @@ from slingsim.bench import SCENARIOS, scenario_config
 def test_scenarios_are_the_documented_ones():
     assert list(SCENARIOS) == ["shandy-uniform-50", "shandy-uniform-50-tiled", "max-build", "malbec-adversarial-ugal",
                                "dragonfly-1056-64B", "fattree-permutation-128", "fattree-permutation-1024",
-                               "incast-none", "incast-dcqcn", "incast-slingshot"] + [
+                               "incast-none", "incast-dcqcn", "incast-slingshot", "incast-slingshot-endpoint"] + [
         f"{p}-uniform-30" for p in ("dragonfly-3k", "megafly-3k", "slimfly-3k", "fitfly-3k", "fattree-3k", "aries-crystal")
     ] + ["gpcnet-shandy-latency", "impact-pair-shandy"]
 

@@ -427,6 +427,14 @@ pub struct RoutingConfig {
     /// starts at low and doubles per hop up to high *(assumed values)*.
     pub aries_low_bias_bytes: f64,
     pub aries_high_bias_bytes: f64,
+    /// Slingshot adaptive routing adds to a candidate path the load its
+    /// next switch advertises for the path's global link, carried back on
+    /// acknowledgements ([DeSensi20] Sec. II-C).
+    pub neighbour_load: bool,
+    /// How stale that advertised load may be: it is refreshed at most this
+    /// often *(assumed: [DeSensi20] gives ~4 bytes of load information per
+    /// forward packet, not a period)*.
+    pub neighbour_load_refresh_ns: f64,
 }
 
 impl Default for RoutingConfig {
@@ -441,6 +449,8 @@ impl Default for RoutingConfig {
             bias_bytes: 65_536.0,
             aries_low_bias_bytes: 16_384.0,
             aries_high_bias_bytes: 131_072.0,
+            neighbour_load: true,
+            neighbour_load_refresh_ns: 300.0,
         }
     }
 }
@@ -638,6 +648,7 @@ impl Config {
         ] {
             check(k, v, &lim::BYTES)?;
         }
+        check("routing.neighbour_load_refresh_ns", self.routing.neighbour_load_refresh_ns, &lim::DURATION_NS)?;
         if !(self.links.bit_error_rate >= 0.0 && self.links.bit_error_rate < 1e-3) {
             return Err(ConfigError::new(
                 "links.bit_error_rate",

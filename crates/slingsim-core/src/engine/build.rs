@@ -111,6 +111,11 @@ impl Simulation {
             cc,
             signals: Signals::new(Rng::new(seed, 0xCC), zero_load),
             flow_queues: crate::engine::flow_queues::FlowQueues::new(cc_fabric_acks),
+            neighbour_load: crate::engine::neighbour_load::NeighbourLoad::new(
+                cfg.routing.neighbour_load,
+                ns_to_ps(cfg.routing.neighbour_load_refresh_ns),
+                net.channels.len(),
+            ),
             reliability: Reliability {
                 bit_error_rate: cfg.links.bit_error_rate,
                 error_rng: Rng::new(seed, 0x11E5),

@@ -14,7 +14,9 @@
 //! The components, each in its own file (docs/architecture.md draws how a
 //! packet moves through them):
 //! - [`channels`]: links, their transmitters and the credits of the buffers they feed;
-//! - [`switch`]: input buffers, virtual output queues, routing and output arbitration;
+//! - [`switch`]: input buffers, virtual output queues, routing and output
+//!   arbitration; [`neighbour_load`]: the loads neighbours advertise to
+//!   Slingshot adaptive routing;
 //! - [`tiled`]: the tiled switch model (per-input requests, row buses, column channels);
 //! - [`nic`]: messages, packetization, injection and the NIC counters;
 //! - [`sources`]: synthetic traffic and the flows it starts;
@@ -36,6 +38,7 @@ pub(crate) mod flow_queues;
 mod jobs_report;
 pub(crate) mod measurement;
 mod mpi;
+pub(crate) mod neighbour_load;
 pub(crate) mod nic;
 pub(crate) mod reliability;
 mod report;
@@ -192,6 +195,7 @@ pub struct Simulation {
     pub(crate) cc: crate::congestion::Congestion,
     pub(crate) signals: signals::Signals,
     pub(crate) flow_queues: flow_queues::FlowQueues,
+    pub(crate) neighbour_load: neighbour_load::NeighbourLoad,
     pub(crate) reliability: reliability::Reliability,
     pub(crate) traffic: sources::Traffic,
     pub(crate) flows: sources::Flows,

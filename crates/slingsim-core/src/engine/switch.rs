@@ -227,14 +227,23 @@ impl Simulation {
         let now = self.clock.now;
         let alg = routing::Algorithm::from_code(self.pool.hot(h).alg);
         let created = if alg.hashed() { self.pool.cold(h).created } else { Ps::ZERO };
-        let channels = &mut self.channels;
-        let mut occupancy = |c: ChannelId| channels.occupancy(c, now);
+        // Both load views read the channels; they are never called at once.
+        let channels = std::cell::RefCell::new(&mut self.channels);
+        let mut occupancy = |c: ChannelId| channels.borrow_mut().occupancy(c, now);
+        let adverts = &mut self.neighbour_load;
+        let mut advertised = |c: ChannelId| {
+            if adverts.on {
+                adverts.read(c, now, || channels.borrow_mut().occupancy(c, now))
+            } else {
+                0
+            }
+        };
         let p = self.pool.hot_mut(h);
         let rng = &mut self.switches.rng[s];
         let biases = &self.qos.biases[p.class as usize];
         let out = match &self.topo {
-            Topology::Dragonfly(df) => routing::adaptive::next_channel(df, alg, &self.net, s, p, created, rng, biases, &mut occupancy),
-            Topology::Graph(g) => routing::adaptive::next_channel(g, alg, &self.net, s, p, created, rng, biases, &mut occupancy),
+            Topology::Dragonfly(df) => routing::adaptive::next_channel(df, alg, &self.net, s, p, created, rng, biases, &mut occupancy, &mut advertised),
+            Topology::Graph(g) => routing::adaptive::next_channel(g, alg, &self.net, s, p, created, rng, biases, &mut occupancy, &mut advertised),
         };
         debug_assert!(!out.is_none(), "routing chose an uncabled port at switch {s}");
         let to_endpoint = self.channels.tx[out].to_endpoint;

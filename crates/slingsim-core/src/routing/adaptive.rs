@@ -46,11 +46,13 @@ pub fn candidates(alg: Algorithm) -> (u32, u32) {
 
 /// Picks the output channel of `pkt` at switch `s` under routing mode
 /// `alg`, updating its routing state. `occupancy(ch)` estimates the bytes
-/// waiting for channel `ch` (for the adaptive modes); `created` is the
-/// creation time of the packet's message (the hashed modes hash it).
+/// waiting for channel `ch` (for the adaptive modes); `advertised(ch)` is
+/// the load a neighbour last reported for its channel `ch` (Slingshot
+/// adaptive routing); `created` is the creation time of the packet's
+/// message (the hashed modes hash it).
 #[inline]
 #[allow(clippy::too_many_arguments)]
-pub fn next_channel<T: Paths, F: FnMut(ChannelId) -> u64>(
+pub fn next_channel<T: Paths, F: FnMut(ChannelId) -> u64, G: FnMut(ChannelId) -> u64>(
     t: &T,
     alg: Algorithm,
     net: &Network,
@@ -60,6 +62,7 @@ pub fn next_channel<T: Paths, F: FnMut(ChannelId) -> u64>(
     rng: &mut Rng,
     biases: &Biases,
     occupancy: &mut F,
+    advertised: &mut G,
 ) -> ChannelId {
     let minimal_so_far = pkt.flags & FLAG_NONMINIMAL == 0;
     let at_source = pkt.hops == 0 && minimal_so_far && pkt.global_link == NONE;
@@ -76,7 +79,8 @@ pub fn next_channel<T: Paths, F: FnMut(ChannelId) -> u64>(
         if alg == Algorithm::Valiant {
             t.set_intermediate(s, pkt, rng);
         } else if n_min > 0 {
-            return choose_among(t, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, 0), occupancy);
+            let neighbour = alg == Algorithm::Slingshot;
+            return choose_among(t, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, 0), occupancy, neighbour.then_some(advertised));
         }
     } else if alg.path_class() == PathClass::Progressive
         && minimal_so_far
@@ -85,7 +89,7 @@ pub fn next_channel<T: Paths, F: FnMut(ChannelId) -> u64>(
     {
         // PAR / ADAPTIVE_1: one hop taken minimally; look again here.
         pkt.global_link = NONE;
-        return choose_among(t, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, pkt.hops), occupancy);
+        return choose_among(t, net, s, pkt, rng, n_min, n_nonmin, biases.of(alg, pkt.hops), occupancy, None::<&mut G>);
     }
     t.step(net, s, pkt, rng, alg == Algorithm::MinimalAdaptive, occupancy)
 }
@@ -94,10 +98,13 @@ pub fn next_channel<T: Paths, F: FnMut(ChannelId) -> u64>(
 /// (bytes waiting at their first output) x (path hops), plus `bias` on the
 /// non-minimal ones, and takes the cheapest; ties go to the minimal path
 /// (UGAL-L for 1 + 1, Slingshot and Aries adaptive routing for 2 + 2:
-/// paper 000 Sec. II-C, 004 Sec. 2.2). A candidate committed to a failed
-/// link is ruled out (the fabric manager's table update).
+/// paper 000 Sec. II-C, 004 Sec. 2.2). With `advertised` (Slingshot), a
+/// candidate's load also counts what its next switch last advertised for
+/// the global link the candidate is committed to there. A candidate
+/// committed to a failed link is ruled out (the fabric manager's table
+/// update).
 #[allow(clippy::too_many_arguments)]
-fn choose_among<T: Paths, F: FnMut(ChannelId) -> u64>(
+fn choose_among<T: Paths, F: FnMut(ChannelId) -> u64, G: FnMut(ChannelId) -> u64>(
     t: &T,
     net: &Network,
     s: SwitchId,
@@ -107,6 +114,7 @@ fn choose_among<T: Paths, F: FnMut(ChannelId) -> u64>(
     n_nonmin: u32,
     bias: f64,
     occupancy: &mut F,
+    mut advertised: Option<&mut G>,
 ) -> ChannelId {
     let mut best: Option<(f64, Packet, ChannelId)> = None;
     for i in 0..n_min + n_nonmin {
@@ -118,8 +126,14 @@ fn choose_among<T: Paths, F: FnMut(ChannelId) -> u64>(
         // Random next hops: the candidates differ, and the comparison adapts.
         let ch = t.step(net, s, &mut cand, rng, false, occupancy);
         let hops = t.path_hops(s, pkt, &cand, nonmin);
-        let mut cost = occupancy(ch) as f64 * hops as f64 + if nonmin { bias } else { 0.0 };
         let ahead = t.committed_channel(net, &cand);
+        let mut load = occupancy(ch);
+        if let Some(adv) = advertised.as_deref_mut() {
+            if !ahead.is_none() && ahead != ch {
+                load = load.saturating_add(adv(ahead).min(FAILED_LINK));
+            }
+        }
+        let mut cost = load as f64 * hops as f64 + if nonmin { bias } else { 0.0 };
         if !ahead.is_none() && occupancy(ahead) >= FAILED_LINK {
             cost = f64::INFINITY;
         }

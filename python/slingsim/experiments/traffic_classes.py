@@ -58,7 +58,11 @@ ALLTOALL_START_NS = 400_000.0
 ALLREDUCE_ITERATIONS = 400
 ALLTOALL_BYTES = 262_144
 SECOND_JOB_START_NS = 900_000.0
-BISECTION_BYTES = 8_000_000
+BISECTION_BYTES = 16_000_000
+"""Per flow of the first job (the second moves twice as much). Large enough that
+no flow of the first job ends before the second has run for a few bins: with
+neighbour loads (issue 11) the jobs run faster, and at 8 MB the first flows
+ended 85 us after the second job started, leaving no phase to measure."""
 TIMELINE_BIN_NS = 50_000.0
 CASES = {"same class": ("tc1", "tc1"), "separate classes": ("tc1", "tc2")}
 """Case -> (class of the bulk or first job, class of the allreduce or second job)."""

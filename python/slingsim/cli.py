@@ -591,6 +591,9 @@ EXPERIMENTS = {
     "app-aware-routing": ("[DeSensi19] Sec. 5, application-aware routing against ADAPTIVE and ADAPTIVE WITH HIGH BIAS "
                           "on Aries (Crystal): ping-pong, allreduce, alltoall, halo3d", "app_aware_routing",
                           "run_app_aware_routing"),
+    "aries-pingpong-routing": ("[DeSensi19] Fig. 7, 4 MiB ping-pong inside one group and across two of Aries "
+                               "(Crystal) under ADAPTIVE and ADAPTIVE WITH HIGH BIAS: time, NIC latency L, stalls s "
+                               "and the Eq. 2 estimate", "aries_pingpong_routing", "run_aries_pingpong_routing"),
     "fitfly-rails": ("[McGlohon19] Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
                      "fitfly_rails", "run_fitfly_rails"),
     "fitfly-networks": ("[McGlohon19] Figs. 4-9 and Table 3, AMG and MultiGrid beside 0-72.5% background on Slim Fly, "

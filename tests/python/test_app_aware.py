@@ -17,11 +17,11 @@ def test_app_aware_follows_the_better_static_mode_on_ping_pong(tmp_path):
     rows = run_app_aware_routing(tmp_path, quick=True, scheduler="sync").to_pylist()
     at = {(r["workload"], r["routing"]): r for r in rows}
     # The choice matters, both ways: high bias for small messages; for long ones adaptive inside
-    # a group, and high bias no slower across groups, where more minimal paths join the nodes
-    # ([DeSensi19] Fig. 7).
+    # a chassis, whose one minimal path high bias crowds, and high bias across groups, where more
+    # and shorter minimal paths join the nodes ([DeSensi19] Fig. 7).
     assert at[("ping-pong two groups 1 KiB", "adaptive-3")]["speedup"] > 1.1
     assert at[("ping-pong one group 1024 KiB", "adaptive-3")]["speedup"] < 0.95
-    assert at[("ping-pong two groups 1024 KiB", "adaptive-3")]["speedup"] > 0.98
+    assert at[("ping-pong two groups 1024 KiB", "adaptive-3")]["speedup"] > 1.05
     for r in rows:
         if r["routing"] == "app-aware":
             assert r["over_best_static"] < 1.05, r

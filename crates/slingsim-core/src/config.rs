@@ -265,6 +265,10 @@ pub struct NicConfig {
     /// Packets a NIC may have in the network before their end-to-end acks
     /// return (0 = unlimited; Aries: 1024).
     pub max_outstanding_packets: u32,
+    /// When a NIC at that limit sends again: `each` response frees a slot
+    /// (a sliding window), or `all` outstanding packets must be answered
+    /// first (Aries as [DeSensi19] Sec. 2.4 describes it).
+    pub outstanding_release: crate::nic::OutstandingRelease,
     /// How end-to-end acks and DCQCN's congestion notifications return:
     /// `packets` on the reverse path through the fabric (MODEL.md Sec. 2),
     /// or `instant`, one zero-load path latency after delivery, using no
@@ -285,6 +289,7 @@ impl Default for NicConfig {
             rail_selection: crate::nic::RailSelection::RoundRobin,
             flit_bytes: 16,
             max_outstanding_packets: 0,
+            outstanding_release: crate::nic::OutstandingRelease::Each,
             acks: crate::nic::AckModel::Packets,
             retry_timeout_ns: 10_000.0,
             max_retries: 8,

@@ -49,6 +49,28 @@ impl Named for AckModel {
 }
 crate::named_serde!(AckModel);
 
+/// When a NIC at its outstanding-packet limit (`nic.max_outstanding_packets`)
+/// may send again (`nic.outstanding_release`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutstandingRelease {
+    /// As soon as one response is back: a sliding window, the NIC never
+    /// pauses while the path's round trip is shorter than the time it
+    /// takes to send the limit's worth of packets.
+    Each,
+    /// In blocks: after sending the limit's worth of packets the NIC waits
+    /// until every one of them is answered, so a long message pays about
+    /// one request-to-response latency per block however short the round
+    /// trip, as [DeSensi19] Sec. 2.4 describes Aries (the p / 1024 x L term
+    /// of its Eq. 2).
+    All,
+}
+
+impl Named for OutstandingRelease {
+    const WHAT: &'static str = "outstanding release";
+    const REGISTRY: &'static [(&'static str, Self)] = &[("each", OutstandingRelease::Each), ("all", OutstandingRelease::All)];
+}
+crate::named_serde!(OutstandingRelease);
+
 impl Named for RailSelection {
     const WHAT: &'static str = "rail selection";
     const REGISTRY: &'static [(&'static str, Self)] = &[

@@ -38,8 +38,9 @@ from .placement import group_pool  # noqa: E402
 
 SYSTEM = "aries-crystal"
 ROUTINGS = ("adaptive-0", "adaptive-3", "app-aware")
-PAIRS = {"one group": [0, 100], "two groups": [0, 500]}
-"""Crystal: 384 nodes per group."""
+PAIRS = {"one group": [0, 20], "two groups": [0, 500]}
+"""Crystal: 384 nodes per group. Nodes 0 and 20 sit on routers 0 and 5 of one chassis, joined by one
+minimal path (a row link), the case [DeSensi19] Sec. 4.1 explains: high bias crowds it and stalls."""
 PINGPONG_SIZES = (1024, 65_536, 1_048_576)
 SPREAD_NODES = group_pool(SYSTEM, 2, 32)
 """64 nodes, 32 in each group."""

@@ -84,6 +84,12 @@ pub(crate) struct Nics {
     pub outstanding: IdVec<EndpointId, u32>,
     pub max_outstanding: u32,
     pub waiting_ack: IdVec<EndpointId, bool>,
+    /// With `nic.outstanding_release = "all"`: packets each NIC sent since
+    /// it last had none outstanding, and NICs that sent the limit's worth
+    /// and wait until every one is answered.
+    pub release: crate::nic::OutstandingRelease,
+    pub sent_in_block: IdVec<EndpointId, u32>,
+    pub draining: IdVec<EndpointId, bool>,
     /// Next rail of each node, and how rails are chosen.
     pub next_rail: IdVec<NodeId, u32>,
     pub rail_selection: RailSelection,
@@ -239,9 +245,12 @@ impl Simulation {
         const SCAN: usize = 64;
         let now = self.clock.now;
         let nics = &mut self.nics;
-        if nics.max_outstanding > 0 && nics.outstanding[e] >= nics.max_outstanding {
-            nics.waiting_ack[e] = true;
-            return None;
+        if nics.max_outstanding > 0 && (nics.outstanding[e] >= nics.max_outstanding || nics.draining[e]) {
+            if nics.outstanding[e] > 0 {
+                nics.waiting_ack[e] = true;
+                return None;
+            }
+            nics.draining[e] = false; // every packet answered
         }
         let (mut wake, mut credit_blocked, mut head_credit_blocked, mut ack_blocked) = (NEVER, false, false, false);
         let any_size = self.cc.refuses_any_size();
@@ -359,7 +368,12 @@ impl Simulation {
         let view = super::signals::NetworkView { topo: &self.topo, net: &self.net, channels: &self.channels, zero_load: &self.signals.zero_load };
         self.cc.on_inject(src, dst, wire, now, &view);
         if self.nics.acks_needed {
-            self.nics.outstanding[src] += 1;
+            let n = &mut self.nics;
+            n.outstanding[src] += 1;
+            if n.release == crate::nic::OutstandingRelease::All && n.max_outstanding > 0 {
+                n.sent_in_block[src] += 1;
+                n.draining[src] = n.sent_in_block[src] >= n.max_outstanding;
+            }
         }
     }
 

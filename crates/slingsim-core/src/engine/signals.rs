@@ -176,6 +176,9 @@ impl Simulation {
     pub(crate) fn release_outstanding(&mut self, e: EndpointId) {
         if self.nics.acks_needed {
             self.nics.outstanding[e] -= 1;
+            if self.nics.outstanding[e] == 0 {
+                self.nics.sent_in_block[e] = 0; // a new block starts with the next packet
+            }
         }
     }
 

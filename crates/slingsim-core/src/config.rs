@@ -43,6 +43,9 @@ pub struct CongestionConfig {
     /// congested; acks of packets leaving it carry congestion level 1, and
     /// level 2 above twice this.
     pub port_threshold_bytes: u64,
+    /// Slingshot: an egress edge port counts as feeding it every source
+    /// with a packet queued there or one sent through it within this long.
+    pub flow_memory_ns: f64,
     /// Slingshot: the smallest window a throttled endpoint pair keeps
     /// (below one packet the pair sends a packet every few round trips).
     pub min_window_bytes: u64,
@@ -82,6 +85,7 @@ impl Default for CongestionConfig {
         CongestionConfig {
             algorithm: crate::congestion::CongestionKind::None,
             port_threshold_bytes: 16_384,
+            flow_memory_ns: 5_000.0,
             min_window_bytes: 64,
             additive_increase_bytes: 4_096,
             max_window_bytes: 4 << 20,
@@ -777,7 +781,7 @@ impl Config {
             crate::limits::check_count(k, v, 1, 1 << 30, "bytes (1 GiB)")?;
         }
         check("congestion.kmin_bytes", c.kmin_bytes as f64, &lim::BYTES)?;
-        for (k, v) in [("congestion.cnp_interval_ns", c.cnp_interval_ns), ("congestion.alpha_timer_ns", c.alpha_timer_ns), ("congestion.rate_timer_ns", c.rate_timer_ns)] {
+        for (k, v) in [("congestion.flow_memory_ns", c.flow_memory_ns), ("congestion.cnp_interval_ns", c.cnp_interval_ns), ("congestion.alpha_timer_ns", c.alpha_timer_ns), ("congestion.rate_timer_ns", c.rate_timer_ns)] {
             check(k, v, &lim::DURATION_NS)?;
         }
         for (k, v) in [("congestion.rai_bps", c.rai_bps), ("congestion.rhai_bps", c.rhai_bps), ("congestion.min_rate_bps", c.min_rate_bps)] {

@@ -18,6 +18,8 @@ pub struct Params {
     pub additive_increase: f64,
     /// Injection rate of one NIC (one rail), bits/s.
     pub line_rate_bps: f64,
+    /// How long an egress port remembers a source it sent a packet of.
+    pub flow_memory: Ps,
 }
 
 impl Params {
@@ -29,6 +31,7 @@ impl Params {
             max_window: c.max_window_bytes as f64,
             additive_increase: c.additive_increase_bytes as f64,
             line_rate_bps,
+            flow_memory: crate::units::ns_to_ps(c.flow_memory_ns),
         }
     }
 
@@ -214,43 +217,78 @@ impl<T> FlowTable<T> {
 
 
 /// What an egress edge port (a switch output to an endpoint) knows of the
-/// flows feeding it: the packets of each source queued at it, and how many
-/// sources that makes. This is all a port can count from what it sees
-/// ([Roweth] Sec. II-E); a flow whose packets are all on the way is missed
-/// and gets too large a share, until its packets queue here and count.
+/// flows feeding it: the sources with packets queued at it, and the
+/// sources whose packets it sent within the last `flow_memory`. The port
+/// counts a source that is either. That is all a port can count from what
+/// it sees ([Roweth] Sec. II-E: the egress queues compute "the number of
+/// contributing flows"). The queue alone misses a throttled flow whose one
+/// packet is between switches, and would give it too large a share; the
+/// memory keeps it counted for as long as a throttled flow with a window
+/// of a packet or more takes to send again (a round trip of a few
+/// microseconds) *(the 5 us default is assumed)*.
 #[derive(Default)]
 pub struct EgressFlows {
-    sources: IntMap<u32>,
-    flows: IntMap<u16>,
+    /// Per (port, source): packets queued now, and departures in memory.
+    sources: IntMap<(u32, u32)>,
+    /// Per port: sources counted, and its departures still remembered.
+    ports: IntMap<EgressPort>,
+}
+
+#[derive(Default)]
+struct EgressPort {
+    flows: u16,
+    recent: std::collections::VecDeque<(Ps, EndpointId)>,
+}
+
+#[inline]
+fn source_key(ch: ChannelId, src: EndpointId) -> u64 {
+    ((ch.0 as u64) << 32) | src.0 as u64
 }
 
 impl EgressFlows {
     /// A packet from `src` joined the queue of edge output `ch`.
     pub fn enqueue(&mut self, ch: ChannelId, src: EndpointId) {
-        let n = self.sources.entry(((ch.0 as u64) << 32) | src.0 as u64).or_insert(0);
-        *n += 1;
-        if *n == 1 {
-            let f = self.flows.entry(ch.0 as u64).or_insert(0);
-            *f = f.saturating_add(1);
+        let n = self.sources.entry(source_key(ch, src)).or_insert((0, 0));
+        n.0 += 1;
+        if *n == (1, 0) {
+            let port = self.ports.entry(ch.0 as u64).or_default();
+            port.flows = port.flows.saturating_add(1);
         }
     }
 
-    /// A packet from `src` leaves the queue of edge output `ch`, which held
-    /// `queued` bytes with it: `marks` get the port's congestion level and
-    /// the flows it counts.
-    pub fn leave(&mut self, p: &Params, ch: ChannelId, queued: u64, src: EndpointId, marks: &mut Marks) {
+    /// A packet from `src` leaves the queue of edge output `ch` at `now`,
+    /// the queue holding `queued` bytes with it: `marks` get the port's
+    /// congestion level and the flows it counts.
+    pub fn leave(&mut self, p: &Params, ch: ChannelId, queued: u64, src: EndpointId, now: Ps, marks: &mut Marks) {
+        self.forget_before(ch, now.saturating_sub(p.flow_memory));
+        let port = self.ports.get_mut(&(ch.0 as u64)).expect("counted when queued");
         marks.level = p.congestion_level(queued);
-        marks.flows = self.flows.get(&(ch.0 as u64)).copied().unwrap_or(0);
-        let key = ((ch.0 as u64) << 32) | src.0 as u64;
-        let n = self.sources.get_mut(&key).expect("queued packets were counted");
-        *n -= 1;
-        if *n == 0 {
-            self.sources.remove(&key);
-            let f = self.flows.get_mut(&(ch.0 as u64)).expect("counted with its source");
-            *f -= 1;
-            if *f == 0 {
-                self.flows.remove(&(ch.0 as u64));
+        marks.flows = port.flows;
+        port.recent.push_back((now, src));
+        let n = self.sources.get_mut(&source_key(ch, src)).expect("queued packets were counted");
+        n.0 -= 1;
+        n.1 += 1;
+    }
+
+    /// Departures from `ch` before `t` leave the port's memory; a source
+    /// neither queued nor remembered is no longer counted.
+    fn forget_before(&mut self, ch: ChannelId, t: Ps) {
+        let Some(port) = self.ports.get_mut(&(ch.0 as u64)) else { return };
+        while let Some(&(at, src)) = port.recent.front() {
+            if at >= t {
+                break;
             }
+            port.recent.pop_front();
+            let key = source_key(ch, src);
+            let n = self.sources.get_mut(&key).expect("remembered sources are counted");
+            n.1 -= 1;
+            if *n == (0, 0) {
+                self.sources.remove(&key);
+                port.flows -= 1;
+            }
+        }
+        if port.flows == 0 && port.recent.is_empty() {
+            self.ports.remove(&(ch.0 as u64));
         }
     }
 }
@@ -286,11 +324,17 @@ mod tests {
             e.enqueue(ch, EndpointId(src));
         }
         let mut m = Marks::default();
-        e.leave(&p, ch, 40_000, EndpointId(2), &mut m);
+        let us = |t: u64| Ps(t * 1_000_000);
+        e.leave(&p, ch, 40_000, EndpointId(2), us(1), &mut m);
         assert_eq!((m.level, m.flows), (2, 3), "three sources queued, 40 kB over twice the 16 KiB threshold");
-        e.leave(&p, ch, 20_000, EndpointId(2), &mut m);
+        e.leave(&p, ch, 20_000, EndpointId(2), us(2), &mut m);
         assert_eq!((m.level, m.flows), (1, 3));
-        e.leave(&p, ch, 8_000, EndpointId(1), &mut m);
-        assert_eq!((m.level, m.flows), (0, 2), "source 2 left the queue");
+        e.leave(&p, ch, 8_000, EndpointId(1), us(3), &mut m);
+        assert_eq!((m.level, m.flows), (0, 3), "sources 1 and 2 have nothing queued but were served within 5 us");
+        e.enqueue(ch, EndpointId(5));
+        e.leave(&p, ch, 8_000, EndpointId(5), us(8), &mut m);
+        assert_eq!(m.flows, 2, "source 2, last served at 2 us, is forgotten at 8 us; source 1 (3 us) and queued source 5 are not");
+        e.leave(&p, ch, 4_000, EndpointId(5), us(20), &mut m);
+        assert_eq!(m.flows, 1, "only source 5, served now, counts");
     }
 }

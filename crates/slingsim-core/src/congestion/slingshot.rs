@@ -37,10 +37,12 @@ struct IngressFlow {
     window: FlowWindow,
     /// Zero-load round trip ingress - egress - ingress, from the last ack.
     rtt: Ps,
+    /// The flow's last ack was marked: it feeds a congested port now.
+    congesting: bool,
 }
 
 /// The flow whose bytes in the fabric came closest to (or went furthest
-/// over) its fair share while it was throttled.
+/// over) its fair share while it was congesting (its last ack marked).
 #[derive(Clone, Copy, Debug, Default)]
 struct Worst {
     bytes: u64,
@@ -123,9 +125,9 @@ impl CongestionControl for Slingshot {
         }
     }
 
-    fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, _dst: EndpointId, marks: &mut Marks, _rng: &mut Rng) {
+    fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, _dst: EndpointId, now: Ps, marks: &mut Marks, _rng: &mut Rng) {
         if to_endpoint {
-            self.egress.leave(&self.p, ch, queued, src, marks);
+            self.egress.leave(&self.p, ch, queued, src, now, marks);
         }
     }
 
@@ -159,14 +161,14 @@ impl CongestionControl for Slingshot {
         let mut new = false;
         let f = self.flows.get_or_insert_with(src, dst, || {
             new = true;
-            IngressFlow { window: FlowWindow::with_window(p, path.bandwidth_delay(src, dst)), rtt: Ps::ZERO }
+            IngressFlow { window: FlowWindow::with_window(p, path.bandwidth_delay(src, dst)), rtt: Ps::ZERO, congesting: false }
         });
         f.window.in_flight += wire as u64;
-        let (bytes, cut, rtt) = (f.window.in_flight, f.window.cut, f.rtt);
+        let (bytes, congesting, rtt) = (f.window.in_flight, f.congesting, f.rtt);
         if new {
             *self.tracked_to.entry(dst.0 as u64).or_insert(0) += 1;
         }
-        if cut {
+        if congesting {
             self.sample(dst, bytes, rtt, path);
         }
     }
@@ -180,6 +182,7 @@ impl CongestionControl for Slingshot {
         let Some(f) = self.flows.get_mut(a.src, a.dst) else { return };
         let was_cut = f.window.cut;
         f.rtt = a.rtt;
+        f.congesting = a.marks.level > 0;
         f.window.ack(p, a.wire, a.marks.level, a.marks.flows as u32, path.port_rate(a.dst), a.rtt, now);
         let (empty, cut, idle) = (f.window.in_flight == 0, f.window.cut, f.window.next_send <= now);
         if cut && !was_cut {

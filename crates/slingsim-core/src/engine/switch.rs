@@ -425,7 +425,7 @@ impl Simulation {
             (p.src, p.dst, p.flags & FLAG_ECN != 0)
         };
         let mut marks = Marks { ecn, level: 0, flows: 0 };
-        self.cc.on_egress(ch, to_endpoint, queued, src, dst, &mut marks, &mut self.signals.rng);
+        self.cc.on_egress(ch, to_endpoint, queued, src, dst, self.clock.now, &mut marks, &mut self.signals.rng);
         if marks.ecn {
             self.pool.hot_mut(h).flags |= FLAG_ECN;
         }

@@ -77,17 +77,16 @@ fn fabric_acks_are_packets_counted_like_data() {
 }
 
 #[test]
-fn throttled_flows_hold_a_few_packets_in_the_fabric() {
+fn congesting_flows_stay_within_their_fair_share() {
     let s = run(&victim_and_incast("slingshot", true));
     let c = &s["congestion"];
     let bytes = c["max_flow_fabric_bytes"].as_u64().unwrap();
     let share = c["fair_share_bdp_bytes"].as_u64().unwrap();
-    // 13 flows into one 12.5 GB/s port over a ~1.1 us round trip: a fair
-    // share below one packet, so the share reported is one full packet.
+    // 13 flows into one 12.5 GB/s port over a ~1.1 us fabric round trip:
+    // a fair share below one packet, so the share reported is one full
+    // packet (4,178 B of RoCE frame), and no congesting flow may hold more.
     assert!((4_000..4_500).contains(&share), "{c}");
-    // Far below what back-pressure alone lets a flow pile up (its whole
-    // window and the buffers of its path), within a few packets of it.
-    assert!(bytes <= 5 * share, "{c}");
+    assert!(bytes > 0 && bytes <= share, "{c}");
     let endpoint = run(&victim_and_incast("slingshot-endpoint", true));
     assert_eq!(endpoint["congestion"]["algorithm"], "slingshot-endpoint");
     assert!(endpoint["packets_by_kind"]["ack"].as_u64().unwrap() > 0, "the endpoint variant acks from the NIC");

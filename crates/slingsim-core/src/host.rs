@@ -14,6 +14,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ConfigError, Result};
+
+pub mod matching;
+pub use matching::{MatchingConfig, MatchingCosts, MatchingLocation};
 use crate::units::{ns_to_ps, Ps};
 
 /// The highest software layer a job's messages pass ([DeSensi20] Fig. 5):
@@ -66,6 +69,8 @@ pub struct HostConfig {
     /// verbs (so not at the verbs layer); rendezvous data goes by RDMA
     /// without a copy.
     pub eager_copies: bool,
+    /// `[host.matching]`: where MPI matching runs and what it costs.
+    pub matching: MatchingConfig,
 }
 
 impl Default for HostConfig {
@@ -82,6 +87,7 @@ impl Default for HostConfig {
             inline_bytes: 0,
             dma_read_ns: 0.0,
             eager_copies: true,
+            matching: MatchingConfig::default(),
         }
     }
 }
@@ -99,6 +105,7 @@ impl HostConfig {
         ] {
             check(k, v, &OVERHEAD_NS)?;
         }
+        self.matching.check()?;
         check_count("host.inline_bytes", self.inline_bytes, 0, 1 << 20, "bytes (Cassini sends 96 inline)")?;
         if self.inline_bytes > 0 && self.dma_read_ns == 0.0 {
             return Err(ConfigError::new(
@@ -126,6 +133,7 @@ pub struct HostCosts {
     pub inline_bytes: u64,
     pub dma_read: Ps,
     pub eager_copies: bool,
+    pub matching: MatchingCosts,
 }
 
 impl HostCosts {
@@ -140,6 +148,7 @@ impl HostCosts {
             inline_bytes: c.inline_bytes,
             dma_read: ns_to_ps(c.dma_read_ns),
             eager_copies: c.eager_copies && c.layer != SoftwareLayer::Verbs,
+            matching: MatchingCosts::new(&c.matching),
         }
     }
 

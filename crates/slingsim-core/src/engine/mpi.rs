@@ -468,10 +468,16 @@ impl Simulation {
         }
     }
 
-    /// Matches an arrived envelope against the posted receives.
+    /// Matches an arrived envelope against the posted receives: it walks
+    /// them in order, and every one it passes over is a failed attempt
+    /// whose cost ([`crate::host::matching`]) delays the match.
     fn mpi_match(&mut self, env: Envelope, t: Ps) {
+        let r = &self.mpi.ranks[env.dst as usize];
+        let found = r.posted.iter().position(|pr| pr.matches(&env));
+        let failed = found.unwrap_or(r.posted.len()) as u64;
+        let t = self.mpi_walk(env.dst, failed, t);
         let r = &mut self.mpi.ranks[env.dst as usize];
-        match r.posted.iter().position(|pr| pr.matches(&env)) {
+        match found {
             Some(i) => {
                 let pr = r.posted.remove(i);
                 self.mpi_matched(env.dst, env, pr.req, t);
@@ -480,11 +486,34 @@ impl Simulation {
         }
     }
 
+    /// A walk over `failed` posted receives of rank `d` for a message
+    /// ready at `t`, on the rank's CPU or its node's NIC matching unit;
+    /// returns when it has matched.
+    fn mpi_walk(&mut self, d: u32, failed: u64, t: Ps) -> Ps {
+        let m = self.mpi.p().host.matching;
+        let rt = &mut self.mpi;
+        let r = &mut rt.ranks[d as usize];
+        let job = &mut rt.jobs[r.job as usize];
+        job.failed_match_attempts += failed;
+        job.matched_messages += 1;
+        match m.location {
+            crate::host::MatchingLocation::Software => m.walk(failed, t, &mut r.match_busy),
+            crate::host::MatchingLocation::Nic => {
+                let node = r.node as usize;
+                if rt.nic_match_busy.len() <= node {
+                    rt.nic_match_busy.resize(node + 1, Ps::ZERO);
+                }
+                m.walk(failed, t, &mut rt.nic_match_busy[node])
+            }
+        }
+    }
+
     /// A receive (slot `req` of rank `d`) matched `env` at `t`.
     fn mpi_matched(&mut self, d: u32, env: Envelope, req: u32, t: Ps) {
         if env.rendezvous {
             let size = self.mpi.p().control_bytes;
-            self.mpi_ship(d, env.src, size, Wire::ClearToSend { env, recv_req: req }, self.clock.now);
+            let at = self.clock.now.max(t);
+            self.mpi_ship(d, env.src, size, Wire::ClearToSend { env, recv_req: req }, at);
         } else {
             self.mpi_recv_done(d, req, &env, t);
         }

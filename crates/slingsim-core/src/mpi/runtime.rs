@@ -114,6 +114,9 @@ pub struct Runtime {
     /// Application-aware routing state of every rank (empty when no job
     /// uses it).
     pub app_aware: Vec<super::app_aware::RankState>,
+    /// Until when each node's NIC matching unit is busy (matching in the
+    /// NIC, [`crate::host::matching`]), indexed by node.
+    pub nic_match_busy: Vec<Ps>,
 }
 
 impl Runtime {

@@ -131,6 +131,9 @@ pub struct Rank {
     /// Collectives started per communicator (their tag).
     pub coll_seq: HashMap<u32, i32>,
     pub posted: Vec<PostedRecv>,
+    /// Until when this rank's CPU is walking posted receives (software
+    /// matching, [`crate::host::matching`]).
+    pub match_busy: Ps,
     pub unexpected: Vec<(Envelope, Ps)>,
     /// Next sequence number to each receiver, and expected from each sender.
     pub send_seq: HashMap<u32, u64>,
@@ -168,6 +171,7 @@ impl Rank {
             colls: Vec::new(),
             coll_seq: HashMap::new(),
             posted: Vec::new(),
+            match_busy: Ps::ZERO,
             unexpected: Vec::new(),
             send_seq: HashMap::new(),
             recv_seq: HashMap::new(),
@@ -256,6 +260,10 @@ pub struct Job {
     /// it waits for good and the job does not finish.
     pub lost_messages: u64,
     pub lost_bytes: u64,
+    /// Two-sided messages matched at the job's ranks, and the posted
+    /// receives their walks passed over (failed match attempts).
+    pub matched_messages: u64,
+    pub failed_match_attempts: u64,
     /// The run ends once every job with this set has finished.
     pub ends_run: bool,
 }

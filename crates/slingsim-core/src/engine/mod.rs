@@ -23,7 +23,8 @@
 //!   packets on the reverse path;
 //! - [`reliability`]: link-level retry, failed links, lossy drops, end-to-end retry;
 //! - [`delivery`] and [`measurement`]: what arrives and what is counted;
-//! - [`mpi`]: the MPI runtime that drives jobs;
+//! - [`mpi`]: the MPI runtime that drives jobs; [`rma`]: its one-sided
+//!   operations in the NIC (fences, completions, reliability models);
 //! - [`build`]: the named steps that wire a config into all of these.
 
 mod acks;
@@ -37,6 +38,7 @@ mod mpi;
 pub(crate) mod nic;
 pub(crate) mod reliability;
 mod report;
+mod rma;
 pub(crate) mod signals;
 pub(crate) mod sources;
 pub(crate) mod switch;

@@ -24,7 +24,7 @@ use crate::event::Event;
 use crate::mpi::collectives::schedule;
 use crate::mpi::op::{Op, PROC_NULL};
 use crate::mpi::runtime::WireRecord;
-use crate::mpi::state::{Blocked, CollRun, Context, Envelope, Owner, PostedRecv, Wire};
+use crate::mpi::state::{Blocked, CollRun, Context, Envelope, Owner, PostedRecv, RmaKind, Wire};
 use crate::units::{ns_to_ps, Ps};
 
 impl Simulation {
@@ -153,12 +153,22 @@ impl Simulation {
                     None => self.mpi_block_on(g, vec![slot]),
                 }
             }
-            Op::Put { comm, peer, bytes, req } | Op::Get { comm, peer, bytes, req } => {
-                let get = matches!(op, Op::Get { .. });
-                let slot = self.mpi_one_sided(g, comm, peer, bytes, get, now + send_overhead);
+            Op::Put { comm, peer, bytes, req, completion } => {
+                let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Put(completion), now + send_overhead);
                 self.mpi_bind(g, req, slot);
                 self.mpi.ranks[g as usize].ready_at = now + send_overhead;
             }
+            Op::Get { comm, peer, bytes, req } => {
+                let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Get, now + send_overhead);
+                self.mpi_bind(g, req, slot);
+                self.mpi.ranks[g as usize].ready_at = now + send_overhead;
+            }
+            Op::FetchAdd { comm, peer, req } => {
+                let slot = self.mpi_rma_post(g, comm, peer, super::rma::AMO_BYTES, RmaKind::FetchAdd, now + send_overhead);
+                self.mpi_bind(g, req, slot);
+                self.mpi.ranks[g as usize].ready_at = now + send_overhead;
+            }
+            Op::Fence => self.mpi_fence(g),
             Op::IterationEnd => {
                 let r = &mut self.mpi.ranks[g as usize];
                 let i = r.iteration as usize;
@@ -209,7 +219,7 @@ impl Simulation {
     }
 
     /// Global rank of rank `peer` of communicator `comm` of `g`'s job.
-    fn mpi_peer(&self, g: u32, comm: u32, peer: i32) -> u32 {
+    pub(super) fn mpi_peer(&self, g: u32, comm: u32, peer: i32) -> u32 {
         let r = &self.mpi.ranks[g as usize];
         let job = &self.mpi.jobs[r.job as usize];
         job.first_rank + job.program.comms[comm as usize][peer as usize]
@@ -292,38 +302,24 @@ impl Simulation {
         slot
     }
 
-    /// A put (data to the target) or get (a request out, data back).
-    fn mpi_one_sided(&mut self, g: u32, comm: u32, peer: i32, bytes: u64, get: bool, at: Ps) -> u32 {
-        let slot = self.mpi.ranks[g as usize].open(Owner::Program, false);
-        if peer == PROC_NULL {
-            self.mpi_complete(g, slot, self.clock.now);
-            return slot;
-        }
-        let dst = self.mpi_peer(g, comm, peer);
-        let r = &mut self.mpi.ranks[g as usize];
-        r.first_message = r.first_message.min(self.clock.now);
-        let job = &mut self.mpi.jobs[r.job as usize];
-        job.messages += 1;
-        job.bytes += bytes;
-        if get {
-            let size = self.mpi.p().control_bytes;
-            self.mpi_ship(g, dst, size, Wire::GetRequest { src: g, dst, bytes, req: slot }, at);
-        } else {
-            self.mpi_ship(g, dst, bytes, Wire::Put { src: g, dst, req: slot }, at);
-        }
-        slot
-    }
-
     /// Sends `wire` of `bytes` from rank `from` to rank `to`, its command
     /// written at `at`; between nodes the NIC takes its send latency
     /// before the message reaches the wire.
-    fn mpi_ship(&mut self, from: u32, to: u32, bytes: u64, wire: Wire, at: Ps) {
-        let id = self.mpi.add_wire(WireRecord { wire, from, to, bytes });
-        let at = if self.mpi.ranks[from as usize].node != self.mpi.ranks[to as usize].node {
+    pub(super) fn mpi_ship(&mut self, from: u32, to: u32, bytes: u64, wire: Wire, at: Ps) {
+        self.mpi_ship_after(from, to, bytes, wire, at, Ps::ZERO);
+    }
+
+    /// [`Self::mpi_ship`], reaching the wire no earlier than `not_before`
+    /// (an operation a fence held: its command was in the NIC already).
+    /// What a NIC sends on its own pays no host send latency.
+    pub(super) fn mpi_ship_after(&mut self, from: u32, to: u32, bytes: u64, wire: Wire, at: Ps, not_before: Ps) {
+        let id = self.mpi.add_wire(WireRecord { wire, from, to, bytes, via_memory: false });
+        let at = if self.mpi.ranks[from as usize].node != self.mpi.ranks[to as usize].node && !wire.from_nic() {
             at + self.mpi.p().host.send_latency(bytes)
         } else {
             at
         };
+        let at = at.max(not_before);
         if at > self.clock.now {
             self.events.push(at, Event::MpiPost(id));
         } else {
@@ -344,6 +340,7 @@ impl Simulation {
             let p = self.mpi.p();
             let at = self.clock.now + p.memory_latency + Ps::from_f64((w.bytes as f64 * p.memory_ps_per_byte).round());
             self.mpi.jobs[j].memory_messages += 1;
+            self.mpi.wires[id as usize].via_memory = true;
             self.events.push(at, Event::MpiArrive(id));
             return;
         }
@@ -390,6 +387,9 @@ impl Simulation {
     /// A message through memory, or from the NIC after its receive
     /// latency, is at its destination rank.
     pub(crate) fn on_mpi_arrive(&mut self, id: u32) {
+        if self.mpi.wires[id as usize].via_memory && self.mpi_at_nic(id, self.clock.now) {
+            return;
+        }
         self.mpi_arrived(id, self.clock.now);
     }
 
@@ -410,12 +410,18 @@ impl Simulation {
         let lost = rec.lost_bytes;
         self.mpi.free_flows.push(flow);
         if lost > 0 {
+            if self.mpi_amo_lost(id) {
+                return;
+            }
             // Part of the message never arrived: it is not delivered, and
             // the job reports what it lost.
             let w = self.mpi.take_wire(id);
             let job = &mut self.mpi.jobs[self.mpi.ranks[w.from as usize].job as usize];
             job.lost_messages += 1;
             job.lost_bytes += lost;
+            return;
+        }
+        if self.mpi_at_nic(id, t) {
             return;
         }
         // The receiving NIC hands the message to the host.
@@ -446,8 +452,13 @@ impl Simulation {
                 self.mpi_recv_done(env.dst, recv_req, &env, t);
             }
             Wire::Put { src, req, .. } => self.mpi_complete(src, req, t),
-            Wire::GetRequest { src, dst, bytes, req } => self.mpi_ship(dst, src, bytes, Wire::GetData { src, req }, self.clock.now),
-            Wire::GetData { src, req } => self.mpi_complete(src, req, t),
+            Wire::GetRequest { src, dst, bytes, req, op } => {
+                let key = crate::host::reliability::OpKey { node: self.mpi.ranks[dst as usize].node, op };
+                self.mpi_run_idempotent(key, self.mpi.p().host.reliability.get);
+                self.mpi_ship(dst, src, bytes, Wire::GetData { src, req, op }, self.clock.now)
+            }
+            Wire::GetData { src, req, .. } | Wire::PutAck { src, req, .. } | Wire::AmoResponse { src, req, .. } => self.mpi_complete(src, req, t),
+            Wire::AmoRequest { .. } => unreachable!("the target's NIC runs an AMO"),
         }
     }
 
@@ -532,7 +543,7 @@ impl Simulation {
     }
 
     /// Request `slot` of rank `g` completed at `at`.
-    fn mpi_complete(&mut self, g: u32, slot: u32, at: Ps) {
+    pub(super) fn mpi_complete(&mut self, g: u32, slot: u32, at: Ps) {
         let r = &mut self.mpi.ranks[g as usize];
         r.last_completion = r.last_completion.max(at);
         let q = &mut r.reqs[slot as usize];

@@ -96,6 +96,8 @@ pub struct WireRecord {
     pub from: u32,
     pub to: u32,
     pub bytes: u64,
+    /// Sent through memory (ranks of one node), not through a NIC.
+    pub via_memory: bool,
 }
 
 /// The MPI layer's state in a run (empty when the config has no jobs).
@@ -117,6 +119,13 @@ pub struct Runtime {
     /// Until when each node's NIC matching unit is busy (matching in the
     /// NIC, [`crate::host::matching`]), indexed by node.
     pub nic_match_busy: Vec<Ps>,
+    /// Run-wide ids of one-sided operations, the result stores and the
+    /// reliability models' counts ([`crate::host::reliability`]).
+    pub next_op: u64,
+    pub store: crate::host::ResultStore,
+    /// Fetch-and-adds issued and the times targets applied one.
+    pub amo_ops: u64,
+    pub amo_runs: u64,
 }
 
 impl Runtime {

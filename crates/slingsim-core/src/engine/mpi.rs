@@ -15,7 +15,9 @@
 //! takes `host.nic_send_latency_ns` (plus a DMA read above
 //! `host.inline_bytes`) to put it on the wire, and the receiving NIC
 //! `host.nic_recv_latency_ns` to hand it to the host; a receive completes
-//! the receive side's CPU time after that.
+//! the receive side's CPU time after that, and after the walk over the
+//! posted receives that matched it ([`crate::host::matching`]). One-sided
+//! operations are in `rma.rs`.
 
 use crate::ids::NodeId;
 use super::sources::{FlowRecord, NONE_MODE};

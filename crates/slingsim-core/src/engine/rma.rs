@@ -164,6 +164,10 @@ impl Simulation {
     /// request when its retry timer expires, rather than the packet's own
     /// NIC resending it.
     pub(crate) fn mpi_recovers_by_request(&self, h: crate::ids::PacketId) -> bool {
+        // Only a data packet's message is an MPI message (an ack's fields mean other things).
+        if !self.mpi.active() || self.pool.hot(h).kind != crate::packet::PacketKind::Data {
+            return false;
+        }
         let msg = self.pool.cold(h).msg;
         if msg == crate::network::NONE {
             return false;

@@ -176,3 +176,23 @@ fn a_lost_amo_response_is_answered_from_the_result_store_and_never_runs_twice() 
     assert_eq!(n("correctness_violations"), n("amo_lost_responses"), "each replayed AMO added twice: {r}");
     assert_eq!(n("amo_runs"), 120 + n("correctness_violations"));
 }
+
+#[test]
+fn unrestricted_puts_hold_a_result_store_entry_until_their_response_is_back() {
+    let ops = json!([
+        {"op": "put", "comm": 0, "peer": 1, "bytes": 8, "req": 0, "completion": "transmit"},
+        {"op": "put", "comm": 0, "peer": 1, "bytes": 8, "req": 1, "completion": "transmit"},
+        {"op": "wait", "reqs": [0, 1]},
+        {"op": "iteration_end"}
+    ]);
+    let program = json!({"ranks": 2, "comms": [[0, 1]], "ops": [ops, [{"op": "iteration_end"}]]});
+    let jobs = json!([{"name": "rma", "workload": "program", "program": program, "iterations": 3, "nodes": {"list": [0, 4]}}]);
+    let mut host = cassini();
+    host["reliability"] = json!({"put": "unrestricted"});
+    let r = run(host, jobs)["reliability"].clone();
+    assert_eq!((r["unrestricted_runs"].as_u64(), r["result_store_stored"].as_u64()), (Some(6), Some(6)), "{r}");
+    // The two puts of an iteration overlap in flight; none is left at the end.
+    assert_eq!((r["result_store_max_entries"].as_u64(), r["result_store_entries_left"].as_u64()), (Some(2), Some(0)), "{r}");
+    let r = run(cassini(), json!([{"name": "rma", "workload": "program", "program": program, "iterations": 3, "nodes": {"list": [0, 4]}}]))["reliability"].clone();
+    assert_eq!((r["restricted_runs"].as_u64(), r["result_store_stored"].as_u64()), (Some(6), Some(0)), "Cassini's default for puts: {r}");
+}

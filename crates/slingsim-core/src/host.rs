@@ -14,6 +14,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ConfigError, Result};
+
+pub mod matching;
+pub mod reliability;
+pub use matching::{MatchingConfig, MatchingCosts, MatchingLocation};
+pub use reliability::{ReliabilityConfig, ReliabilityModel, ResultStore};
 use crate::units::{ns_to_ps, Ps};
 
 /// The highest software layer a job's messages pass ([DeSensi20] Fig. 5):
@@ -66,6 +71,18 @@ pub struct HostConfig {
     /// verbs (so not at the verbs layer); rendezvous data goes by RDMA
     /// without a copy.
     pub eager_copies: bool,
+    /// A put with delivery completion ([Roweth] Sec. IV-C) returns its
+    /// response only once its data has reached the point of ordering in
+    /// the target's PCIe root complex: the NIC's write across the bus and
+    /// a read behind it that confirms the write is there, one PCIe round
+    /// trip after the data is in the NIC *(assumed 250 ns, the DMA read of
+    /// the Cassini preset)*.
+    pub delivery_complete_ns: f64,
+    /// `[host.matching]`: where MPI matching runs and what it costs.
+    pub matching: MatchingConfig,
+    /// `[host.reliability]`: the end-to-end reliability model of each kind
+    /// of one-sided operation.
+    pub reliability: ReliabilityConfig,
 }
 
 impl Default for HostConfig {
@@ -82,6 +99,9 @@ impl Default for HostConfig {
             inline_bytes: 0,
             dma_read_ns: 0.0,
             eager_copies: true,
+            delivery_complete_ns: 250.0,
+            matching: MatchingConfig::default(),
+            reliability: ReliabilityConfig::default(),
         }
     }
 }
@@ -96,9 +116,11 @@ impl HostConfig {
             ("host.nic_send_latency_ns", self.nic_send_latency_ns),
             ("host.nic_recv_latency_ns", self.nic_recv_latency_ns),
             ("host.dma_read_ns", self.dma_read_ns),
+            ("host.delivery_complete_ns", self.delivery_complete_ns),
         ] {
             check(k, v, &OVERHEAD_NS)?;
         }
+        self.matching.check()?;
         check_count("host.inline_bytes", self.inline_bytes, 0, 1 << 20, "bytes (Cassini sends 96 inline)")?;
         if self.inline_bytes > 0 && self.dma_read_ns == 0.0 {
             return Err(ConfigError::new(
@@ -126,6 +148,9 @@ pub struct HostCosts {
     pub inline_bytes: u64,
     pub dma_read: Ps,
     pub eager_copies: bool,
+    pub matching: MatchingCosts,
+    pub delivery_complete: Ps,
+    pub reliability: ReliabilityConfig,
 }
 
 impl HostCosts {
@@ -140,6 +165,9 @@ impl HostCosts {
             inline_bytes: c.inline_bytes,
             dma_read: ns_to_ps(c.dma_read_ns),
             eager_copies: c.eager_copies && c.layer != SoftwareLayer::Verbs,
+            matching: MatchingCosts::new(&c.matching),
+            delivery_complete: ns_to_ps(c.delivery_complete_ns),
+            reliability: c.reliability,
         }
     }
 

@@ -85,6 +85,11 @@ impl Simulation {
                     "ranks_done": job.ranks_done,
                     "waiting_ranks": waiting,
                     "app_aware_messages": app_aware,
+                    "matching": {
+                        "messages": job.matched_messages,
+                        "failed_attempts": job.failed_match_attempts,
+                        "failed_attempts_per_message": job.failed_match_attempts as f64 / job.matched_messages.max(1) as f64,
+                    },
                     "max_comm_time_ns": comm.max_span,
                     "mpi_time_ns": comm.mpi_time,
                     "mpi_time_fraction": comm.mpi_fraction,

@@ -26,7 +26,8 @@
 //!   and flow queues when the switches run congestion control;
 //! - [`reliability`]: link-level retry, failed links, lossy drops, end-to-end retry;
 //! - [`delivery`] and [`measurement`]: what arrives and what is counted;
-//! - [`mpi`]: the MPI runtime that drives jobs;
+//! - [`mpi`]: the MPI runtime that drives jobs; [`rma`]: its one-sided
+//!   operations in the NIC (fences, completions, reliability models);
 //! - [`build`]: the named steps that wire a config into all of these.
 
 mod acks;
@@ -42,6 +43,7 @@ pub(crate) mod neighbour_load;
 pub(crate) mod nic;
 pub(crate) mod reliability;
 mod report;
+mod rma;
 pub(crate) mod signals;
 pub(crate) mod sources;
 pub(crate) mod switch;

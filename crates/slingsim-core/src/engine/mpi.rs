@@ -15,7 +15,9 @@
 //! takes `host.nic_send_latency_ns` (plus a DMA read above
 //! `host.inline_bytes`) to put it on the wire, and the receiving NIC
 //! `host.nic_recv_latency_ns` to hand it to the host; a receive completes
-//! the receive side's CPU time after that.
+//! the receive side's CPU time after that, and after the walk over the
+//! posted receives that matched it ([`crate::host::matching`]). One-sided
+//! operations are in `rma.rs`.
 
 use crate::ids::NodeId;
 use super::sources::{FlowRecord, NONE_MODE};
@@ -24,7 +26,7 @@ use crate::event::Event;
 use crate::mpi::collectives::schedule;
 use crate::mpi::op::{Op, PROC_NULL};
 use crate::mpi::runtime::WireRecord;
-use crate::mpi::state::{Blocked, CollRun, Context, Envelope, Owner, PostedRecv, Wire};
+use crate::mpi::state::{Blocked, CollRun, Context, Envelope, Owner, PostedRecv, RmaKind, Wire};
 use crate::units::{ns_to_ps, Ps};
 
 impl Simulation {
@@ -153,12 +155,22 @@ impl Simulation {
                     None => self.mpi_block_on(g, vec![slot]),
                 }
             }
-            Op::Put { comm, peer, bytes, req } | Op::Get { comm, peer, bytes, req } => {
-                let get = matches!(op, Op::Get { .. });
-                let slot = self.mpi_one_sided(g, comm, peer, bytes, get, now + send_overhead);
+            Op::Put { comm, peer, bytes, req, completion } => {
+                let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Put(completion), now + send_overhead);
                 self.mpi_bind(g, req, slot);
                 self.mpi.ranks[g as usize].ready_at = now + send_overhead;
             }
+            Op::Get { comm, peer, bytes, req } => {
+                let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Get, now + send_overhead);
+                self.mpi_bind(g, req, slot);
+                self.mpi.ranks[g as usize].ready_at = now + send_overhead;
+            }
+            Op::FetchAdd { comm, peer, req } => {
+                let slot = self.mpi_rma_post(g, comm, peer, super::rma::AMO_BYTES, RmaKind::FetchAdd, now + send_overhead);
+                self.mpi_bind(g, req, slot);
+                self.mpi.ranks[g as usize].ready_at = now + send_overhead;
+            }
+            Op::Fence => self.mpi_fence(g),
             Op::IterationEnd => {
                 let r = &mut self.mpi.ranks[g as usize];
                 let i = r.iteration as usize;
@@ -209,7 +221,7 @@ impl Simulation {
     }
 
     /// Global rank of rank `peer` of communicator `comm` of `g`'s job.
-    fn mpi_peer(&self, g: u32, comm: u32, peer: i32) -> u32 {
+    pub(super) fn mpi_peer(&self, g: u32, comm: u32, peer: i32) -> u32 {
         let r = &self.mpi.ranks[g as usize];
         let job = &self.mpi.jobs[r.job as usize];
         job.first_rank + job.program.comms[comm as usize][peer as usize]
@@ -292,38 +304,24 @@ impl Simulation {
         slot
     }
 
-    /// A put (data to the target) or get (a request out, data back).
-    fn mpi_one_sided(&mut self, g: u32, comm: u32, peer: i32, bytes: u64, get: bool, at: Ps) -> u32 {
-        let slot = self.mpi.ranks[g as usize].open(Owner::Program, false);
-        if peer == PROC_NULL {
-            self.mpi_complete(g, slot, self.clock.now);
-            return slot;
-        }
-        let dst = self.mpi_peer(g, comm, peer);
-        let r = &mut self.mpi.ranks[g as usize];
-        r.first_message = r.first_message.min(self.clock.now);
-        let job = &mut self.mpi.jobs[r.job as usize];
-        job.messages += 1;
-        job.bytes += bytes;
-        if get {
-            let size = self.mpi.p().control_bytes;
-            self.mpi_ship(g, dst, size, Wire::GetRequest { src: g, dst, bytes, req: slot }, at);
-        } else {
-            self.mpi_ship(g, dst, bytes, Wire::Put { src: g, dst, req: slot }, at);
-        }
-        slot
-    }
-
     /// Sends `wire` of `bytes` from rank `from` to rank `to`, its command
     /// written at `at`; between nodes the NIC takes its send latency
     /// before the message reaches the wire.
-    fn mpi_ship(&mut self, from: u32, to: u32, bytes: u64, wire: Wire, at: Ps) {
-        let id = self.mpi.add_wire(WireRecord { wire, from, to, bytes });
-        let at = if self.mpi.ranks[from as usize].node != self.mpi.ranks[to as usize].node {
+    pub(super) fn mpi_ship(&mut self, from: u32, to: u32, bytes: u64, wire: Wire, at: Ps) {
+        self.mpi_ship_after(from, to, bytes, wire, at, Ps::ZERO);
+    }
+
+    /// [`Self::mpi_ship`], reaching the wire no earlier than `not_before`
+    /// (an operation a fence held: its command was in the NIC already).
+    /// What a NIC sends on its own pays no host send latency.
+    pub(super) fn mpi_ship_after(&mut self, from: u32, to: u32, bytes: u64, wire: Wire, at: Ps, not_before: Ps) {
+        let id = self.mpi.add_wire(WireRecord { wire, from, to, bytes, via_memory: false });
+        let at = if self.mpi.ranks[from as usize].node != self.mpi.ranks[to as usize].node && !wire.from_nic() {
             at + self.mpi.p().host.send_latency(bytes)
         } else {
             at
         };
+        let at = at.max(not_before);
         if at > self.clock.now {
             self.events.push(at, Event::MpiPost(id));
         } else {
@@ -344,6 +342,7 @@ impl Simulation {
             let p = self.mpi.p();
             let at = self.clock.now + p.memory_latency + Ps::from_f64((w.bytes as f64 * p.memory_ps_per_byte).round());
             self.mpi.jobs[j].memory_messages += 1;
+            self.mpi.wires[id as usize].via_memory = true;
             self.events.push(at, Event::MpiArrive(id));
             return;
         }
@@ -390,6 +389,9 @@ impl Simulation {
     /// A message through memory, or from the NIC after its receive
     /// latency, is at its destination rank.
     pub(crate) fn on_mpi_arrive(&mut self, id: u32) {
+        if self.mpi.wires[id as usize].via_memory && self.mpi_at_nic(id, self.clock.now) {
+            return;
+        }
         self.mpi_arrived(id, self.clock.now);
     }
 
@@ -410,12 +412,18 @@ impl Simulation {
         let lost = rec.lost_bytes;
         self.mpi.free_flows.push(flow);
         if lost > 0 {
+            if self.mpi_amo_lost(id) {
+                return;
+            }
             // Part of the message never arrived: it is not delivered, and
             // the job reports what it lost.
             let w = self.mpi.take_wire(id);
             let job = &mut self.mpi.jobs[self.mpi.ranks[w.from as usize].job as usize];
             job.lost_messages += 1;
             job.lost_bytes += lost;
+            return;
+        }
+        if self.mpi_at_nic(id, t) {
             return;
         }
         // The receiving NIC hands the message to the host.
@@ -446,8 +454,13 @@ impl Simulation {
                 self.mpi_recv_done(env.dst, recv_req, &env, t);
             }
             Wire::Put { src, req, .. } => self.mpi_complete(src, req, t),
-            Wire::GetRequest { src, dst, bytes, req } => self.mpi_ship(dst, src, bytes, Wire::GetData { src, req }, self.clock.now),
-            Wire::GetData { src, req } => self.mpi_complete(src, req, t),
+            Wire::GetRequest { src, dst, bytes, req, op } => {
+                let key = crate::host::reliability::OpKey { node: self.mpi.ranks[dst as usize].node, op };
+                self.mpi_run_idempotent(key, self.mpi.p().host.reliability.get);
+                self.mpi_ship(dst, src, bytes, Wire::GetData { src, req, op }, self.clock.now)
+            }
+            Wire::GetData { src, req, .. } | Wire::PutAck { src, req, .. } | Wire::AmoResponse { src, req, .. } => self.mpi_complete(src, req, t),
+            Wire::AmoRequest { .. } => unreachable!("the target's NIC runs an AMO"),
         }
     }
 
@@ -468,10 +481,16 @@ impl Simulation {
         }
     }
 
-    /// Matches an arrived envelope against the posted receives.
+    /// Matches an arrived envelope against the posted receives: it walks
+    /// them in order, and every one it passes over is a failed attempt
+    /// whose cost ([`crate::host::matching`]) delays the match.
     fn mpi_match(&mut self, env: Envelope, t: Ps) {
+        let r = &self.mpi.ranks[env.dst as usize];
+        let found = r.posted.iter().position(|pr| pr.matches(&env));
+        let failed = found.unwrap_or(r.posted.len()) as u64;
+        let t = self.mpi_walk(env.dst, failed, t);
         let r = &mut self.mpi.ranks[env.dst as usize];
-        match r.posted.iter().position(|pr| pr.matches(&env)) {
+        match found {
             Some(i) => {
                 let pr = r.posted.remove(i);
                 self.mpi_matched(env.dst, env, pr.req, t);
@@ -480,11 +499,34 @@ impl Simulation {
         }
     }
 
+    /// A walk over `failed` posted receives of rank `d` for a message
+    /// ready at `t`, on the rank's CPU or its node's NIC matching unit;
+    /// returns when it has matched.
+    fn mpi_walk(&mut self, d: u32, failed: u64, t: Ps) -> Ps {
+        let m = self.mpi.p().host.matching;
+        let rt = &mut self.mpi;
+        let r = &mut rt.ranks[d as usize];
+        let job = &mut rt.jobs[r.job as usize];
+        job.failed_match_attempts += failed;
+        job.matched_messages += 1;
+        match m.location {
+            crate::host::MatchingLocation::Software => m.walk(failed, t, &mut r.match_busy),
+            crate::host::MatchingLocation::Nic => {
+                let node = r.node as usize;
+                if rt.nic_match_busy.len() <= node {
+                    rt.nic_match_busy.resize(node + 1, Ps::ZERO);
+                }
+                m.walk(failed, t, &mut rt.nic_match_busy[node])
+            }
+        }
+    }
+
     /// A receive (slot `req` of rank `d`) matched `env` at `t`.
     fn mpi_matched(&mut self, d: u32, env: Envelope, req: u32, t: Ps) {
         if env.rendezvous {
             let size = self.mpi.p().control_bytes;
-            self.mpi_ship(d, env.src, size, Wire::ClearToSend { env, recv_req: req }, self.clock.now);
+            let at = self.clock.now.max(t);
+            self.mpi_ship(d, env.src, size, Wire::ClearToSend { env, recv_req: req }, at);
         } else {
             self.mpi_recv_done(d, req, &env, t);
         }
@@ -503,7 +545,7 @@ impl Simulation {
     }
 
     /// Request `slot` of rank `g` completed at `at`.
-    fn mpi_complete(&mut self, g: u32, slot: u32, at: Ps) {
+    pub(super) fn mpi_complete(&mut self, g: u32, slot: u32, at: Ps) {
         let r = &mut self.mpi.ranks[g as usize];
         r.last_completion = r.last_completion.max(at);
         let q = &mut r.reqs[slot as usize];

@@ -97,7 +97,10 @@ impl Simulation {
     /// The retry timer of lost packet `h` expired: resend it from its
     /// source NIC, or give it up after `nic.max_retries` attempts.
     pub(crate) fn on_retry(&mut self, h: PacketId) {
-        if self.pool.cold(h).retries >= self.reliability.max_retries {
+        // A lost fetch-and-add response is recovered by the initiator
+        // resending its request (the MPI layer's `rma.rs`), not by the
+        // target resending the response: give the packet up.
+        if self.pool.cold(h).retries >= self.reliability.max_retries || self.mpi_recovers_by_request(h) {
             self.pool.free(h);
             self.account_loss(h);
             return;

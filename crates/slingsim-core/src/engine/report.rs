@@ -232,7 +232,33 @@ impl Simulation {
         summary["packets_by_kind"] = by_kind;
         summary["control_packets"] = control;
         summary["packets_conserved"] = json!(packets_conserved);
+        if self.mpi.active() {
+            summary["reliability"] = self.reliability_models_summary();
+        }
         summary
+    }
+
+    /// `reliability` of the summary with MPI jobs: which model each kind of
+    /// one-sided operation used and what the models did ([Roweth] Sec. IV-B).
+    fn reliability_models_summary(&self) -> Value {
+        use crate::names::Named;
+        let (rt, m) = (&self.mpi, &self.mpi.p().host.reliability);
+        let s = &rt.store;
+        json!({
+            "models": {"put": m.put.name(), "get": m.get.name(), "amo": m.amo.name()},
+            "restricted_runs": s.restricted_runs,
+            "unrestricted_runs": s.unrestricted_runs,
+            "result_store_stored": s.stored,
+            "result_store_hits": s.hits,
+            "result_store_max_entries": s.max_entries,
+            "result_store_entries_left": s.entries(),
+            "amo_lost_requests": s.lost_requests,
+            "amo_lost_responses": s.lost_responses,
+            "reexecutions": s.reexecutions,
+            "correctness_violations": s.violations,
+            "amo_ops": rt.amo_ops,
+            "amo_runs": rt.amo_runs,
+        })
     }
 
     /// The parts the network is cut into by the links that have failed by

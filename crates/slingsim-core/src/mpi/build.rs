@@ -222,6 +222,8 @@ pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8, bool)], params: Par
             unknown_waits: 0,
             lost_messages: 0,
             lost_bytes: 0,
+            matched_messages: 0,
+            failed_match_attempts: 0,
             ends_run: counts,
         });
     }

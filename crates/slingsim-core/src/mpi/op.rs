@@ -105,11 +105,33 @@ pub enum Op {
         req: Option<u32>,
     },
     /// One-sided put of `bytes` into rank `peer`'s memory (no matching at
-    /// the target); completes when the data has arrived.
-    Put { comm: u32, peer: i32, bytes: u64, req: u32 },
+    /// the target). With `completion = "arrival"` (the default) it
+    /// completes when the data has arrived and returns no response; with
+    /// `transmit` or `delivery` the target NIC returns a response when the
+    /// data has reached that point ([`Completion`]), and the put completes
+    /// when the response is in.
+    Put {
+        comm: u32,
+        peer: i32,
+        bytes: u64,
+        req: u32,
+        #[serde(default, skip_serializing_if = "Completion::is_arrival")]
+        completion: Completion,
+    },
     /// One-sided get of `bytes` from rank `peer`: a request goes out, the
     /// target's NIC returns the data; completes when the data has arrived.
     Get { comm: u32, peer: i32, bytes: u64, req: u32 },
+    /// One-sided fetch-and-add of an 8-byte integer at rank `peer`: the
+    /// request carries the operand, the target NIC adds it and returns the
+    /// old value ([Roweth] Sec. IV-B's fetching AMO). It must run once and
+    /// once only, so by default it uses the unrestricted reliability model
+    /// (`host.reliability.amo`); completes when the response is in.
+    FetchAdd { comm: u32, peer: i32, req: u32 },
+    /// A fence in the NIC's command stream ([Roweth] Sec. IV-C): the
+    /// one-sided operations the rank posts after it are not issued until
+    /// those before it have completed (their responses are back). The rank
+    /// does not wait: the NIC holds the operations, in hardware.
+    Fence,
     /// Marks the end of one iteration of an iterated workload: the job's
     /// iteration time is the latest of its ranks' marks.
     IterationEnd,
@@ -118,6 +140,33 @@ pub enum Op {
     /// client-server service, for example).
     TimerStart,
     TimerStop,
+}
+
+/// When a put counts as complete at its target, and so when its
+/// response leaves ([Roweth] Sec. IV-C).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Completion {
+    /// At the target NIC, with no response: the put completes when its
+    /// data has arrived (the model before completions were modelled; it
+    /// cannot release a fence).
+    #[default]
+    Arrival,
+    /// FI_TRANSMIT_COMPLETE: the response leaves once the data has reached
+    /// the point of global ordering in the target NIC, on the NIC's side of
+    /// the host interface; enough where there is one path.
+    Transmit,
+    /// FI_DELIVERY_COMPLETE: the response waits until the data has reached
+    /// the point of ordering in the target node's PCIe root complex
+    /// (`host.delivery_complete_ns` more); needed with several paths.
+    Delivery,
+}
+
+impl Completion {
+    /// True for the default, which configs and traces need not write.
+    pub fn is_arrival(&self) -> bool {
+        *self == Completion::Arrival
+    }
 }
 
 /// The programs of one job's ranks and the communicators they use.

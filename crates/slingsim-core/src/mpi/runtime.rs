@@ -96,6 +96,8 @@ pub struct WireRecord {
     pub from: u32,
     pub to: u32,
     pub bytes: u64,
+    /// Sent through memory (ranks of one node), not through a NIC.
+    pub via_memory: bool,
 }
 
 /// The MPI layer's state in a run (empty when the config has no jobs).
@@ -114,6 +116,16 @@ pub struct Runtime {
     /// Application-aware routing state of every rank (empty when no job
     /// uses it).
     pub app_aware: Vec<super::app_aware::RankState>,
+    /// Until when each node's NIC matching unit is busy (matching in the
+    /// NIC, [`crate::host::matching`]), indexed by node.
+    pub nic_match_busy: Vec<Ps>,
+    /// Run-wide ids of one-sided operations, the result stores and the
+    /// reliability models' counts ([`crate::host::reliability`]).
+    pub next_op: u64,
+    pub store: crate::host::ResultStore,
+    /// Fetch-and-adds issued and the times targets applied one.
+    pub amo_ops: u64,
+    pub amo_runs: u64,
 }
 
 impl Runtime {

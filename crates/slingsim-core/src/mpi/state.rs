@@ -7,7 +7,7 @@ use super::collectives::Round;
 use super::op::{ANY_SOURCE, ANY_TAG};
 use crate::metrics::Histogram;
 use crate::units::Ps;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 /// Tag space of point-to-point messages vs collectives' internal ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +98,33 @@ pub struct CollRun {
     pub started: bool,
 }
 
+/// A one-sided operation the CPU has posted, as its NIC holds it.
+#[derive(Clone, Copy, Debug)]
+pub struct RmaOp {
+    pub kind: RmaKind,
+    /// Target (global rank), payload, request slot.
+    pub dst: u32,
+    pub bytes: u64,
+    pub slot: u32,
+    /// When the CPU's command was written.
+    pub posted: Ps,
+}
+
+/// The kinds of one-sided operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RmaKind {
+    Put(super::op::Completion),
+    Get,
+    FetchAdd,
+}
+
+/// What waits in a NIC's command queue behind a fence.
+#[derive(Clone, Copy, Debug)]
+pub enum Held {
+    Op(RmaOp),
+    Fence,
+}
+
 /// What a rank is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Blocked {
@@ -131,6 +158,15 @@ pub struct Rank {
     /// Collectives started per communicator (their tag).
     pub coll_seq: HashMap<u32, i32>,
     pub posted: Vec<PostedRecv>,
+    /// One-sided operations the NIC has issued that have not completed,
+    /// and those it holds behind a fence ([`Held`]).
+    pub rma_in_flight: u32,
+    pub rma_held: VecDeque<Held>,
+    /// The 8-byte integer fetch-and-adds at this rank add to.
+    pub amo_value: u64,
+    /// Until when this rank's CPU is walking posted receives (software
+    /// matching, [`crate::host::matching`]).
+    pub match_busy: Ps,
     pub unexpected: Vec<(Envelope, Ps)>,
     /// Next sequence number to each receiver, and expected from each sender.
     pub send_seq: HashMap<u32, u64>,
@@ -168,6 +204,10 @@ impl Rank {
             colls: Vec::new(),
             coll_seq: HashMap::new(),
             posted: Vec::new(),
+            match_busy: Ps::ZERO,
+            rma_in_flight: 0,
+            rma_held: VecDeque::new(),
+            amo_value: 0,
             unexpected: Vec::new(),
             send_seq: HashMap::new(),
             recv_seq: HashMap::new(),
@@ -256,6 +296,10 @@ pub struct Job {
     /// it waits for good and the job does not finish.
     pub lost_messages: u64,
     pub lost_bytes: u64,
+    /// Two-sided messages matched at the job's ranks, and the posted
+    /// receives their walks passed over (failed match attempts).
+    pub matched_messages: u64,
+    pub failed_match_attempts: u64,
     /// The run ends once every job with this set has finished.
     pub ends_run: bool,
 }
@@ -269,15 +313,30 @@ pub enum Wire {
     ClearToSend { env: Envelope, recv_req: u32 },
     /// Rendezvous data.
     Data { env: Envelope, recv_req: u32 },
-    /// One-sided put data to `dst`; completes `req` of `src`.
-    Put { src: u32, dst: u32, req: u32 },
+    /// One-sided put data to `dst`; completes `req` of `src`. `op` is the
+    /// operation's run-wide id (the result store's key).
+    Put { src: u32, dst: u32, req: u32, op: u64, completion: super::op::Completion },
+    /// The target NIC's response to a put with a completion.
+    PutAck { src: u32, req: u32, op: u64 },
     /// Get request to the target, then its data back.
-    GetRequest { src: u32, dst: u32, bytes: u64, req: u32 },
-    GetData { src: u32, req: u32 },
+    GetRequest { src: u32, dst: u32, bytes: u64, req: u32, op: u64 },
+    GetData { src: u32, req: u32, op: u64 },
+    /// A fetch-and-add request and its response; `sent` is when the
+    /// initiator last sent the request, from which its retry timer runs;
+    /// `resent`: its NIC's retry sent it; `ran`: the operation has run at
+    /// the target already (a response was lost).
+    AmoRequest { src: u32, dst: u32, req: u32, op: u64, sent: Ps, resent: bool, ran: bool },
+    AmoResponse { src: u32, req: u32, op: u64, sent: Ps },
 }
 
 impl Wire {
     /// The context of the message this belongs to (none for one-sided operations).
+    /// True for what a NIC sends on its own (responses, and requests its
+    /// retry resends): no CPU command, so no host send latency.
+    pub fn from_nic(&self) -> bool {
+        matches!(self, Wire::PutAck { .. } | Wire::AmoResponse { .. } | Wire::AmoRequest { resent: true, .. })
+    }
+
     pub fn context(&self) -> Option<Context> {
         match self {
             Wire::Envelope(env) | Wire::ClearToSend { env, .. } | Wire::Data { env, .. } => Some(env.ctx),

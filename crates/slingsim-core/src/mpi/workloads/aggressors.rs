@@ -38,7 +38,7 @@ pub fn toward_target(ops: &mut Vec<Op>, r: u32, n: u32, target: u32, per: u32, b
     }
     let peer = target as i32;
     ops.extend((0..per).map(|req| match reach {
-        Reach::Put => Op::Put { comm: 0, peer, bytes, req },
+        Reach::Put => Op::Put { comm: 0, peer, bytes, req, completion: Default::default() },
         Reach::Get => Op::Get { comm: 0, peer, bytes, req },
         Reach::TwoSided => Op::Isend { comm: 0, peer, tag, bytes, req },
     }));

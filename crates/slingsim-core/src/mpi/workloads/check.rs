@@ -189,11 +189,11 @@ impl Run<'_> {
                     None => self.waiting[r] = vec![t],
                 }
             }
-            Op::Put { req, .. } | Op::Get { req, .. } => {
+            Op::Put { req, .. } | Op::Get { req, .. } | Op::FetchAdd { req, .. } => {
                 let t = self.token(true);
                 self.open(r, *req, t);
             }
-            Op::Compute { .. } | Op::IterationEnd | Op::TimerStart | Op::TimerStop => {}
+            Op::Compute { .. } | Op::Fence | Op::IterationEnd | Op::TimerStart | Op::TimerStop => {}
         }
         self.pc[r] += 1;
         true

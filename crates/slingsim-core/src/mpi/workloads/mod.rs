@@ -7,6 +7,7 @@ mod amg_levels;
 mod check;
 pub mod gpcnet;
 mod halo;
+pub mod message_rate;
 mod micro;
 pub mod multigrid;
 mod phases;
@@ -89,6 +90,9 @@ pub(super) fn compute(ops: &mut Vec<Op>, ns: f64) {
 pub enum Workload {
     Collective(Collective),
     Pingpong,
+    /// Windows of small messages between rank pairs, each walking past a
+    /// set number of posted receives ([Roweth] Fig. 8).
+    MessageRate,
     Incast,
     AlltoallAggressor,
     GpcnetRrLatency,
@@ -124,6 +128,7 @@ impl crate::names::Named for Workload {
         ("reduce", Workload::Collective(Collective::Reduce)),
         ("allgather", Workload::Collective(Collective::Allgather)),
         ("pingpong", Workload::Pingpong),
+        ("message-rate", Workload::MessageRate),
         ("incast", Workload::Incast),
         ("alltoall-aggressor", Workload::AlltoallAggressor),
         ("gpcnet-rr-latency", Workload::GpcnetRrLatency),
@@ -190,6 +195,10 @@ fn build(spec: &Spec<'_>, workload: Workload) -> Result<Program> {
         Workload::Pingpong => {
             spec.only_params(&[])?;
             micro::pingpong(&spec)
+        }
+        Workload::MessageRate => {
+            spec.only_params(message_rate::PARAMS)?;
+            message_rate::message_rate(spec)
         }
         Workload::Incast => {
             spec.only_params(&["target", "put"])?;

@@ -10,6 +10,7 @@
 
 use super::collectives::CREATION_BYTES;
 use super::rank::RankConverter;
+use crate::mpi::op::Completion;
 use crate::mpi::{Collective, Op};
 use crate::trace::dumpi::Call;
 
@@ -63,7 +64,7 @@ impl RankConverter<'_> {
         let req = self.requests.take_id();
         self.ops.push(match call.name {
             "MPI_Get" => Op::Get { comm, peer, bytes, req },
-            _ => Op::Put { comm, peer, bytes, req },
+            _ => Op::Put { comm, peer, bytes, req, completion: Completion::Arrival },
         });
         if let Some(w) = self.windows.get_mut(&win) {
             w.open.push(req);

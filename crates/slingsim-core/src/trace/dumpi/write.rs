@@ -247,7 +247,7 @@ fn write_op(file: &mut RankFile, rank: u32, size: u32, op: &Op) -> std::result::
             };
             file.record(name, &v).map(|_| true)
         }
-        Op::Put { .. } | Op::Get { .. } => Err("one-sided operations: the writer does not write their window calls".into()),
+        Op::Put { .. } | Op::Get { .. } | Op::FetchAdd { .. } | Op::Fence => Err("one-sided operations: the writer does not write their window calls".into()),
         Op::IterationEnd | Op::TimerStart | Op::TimerStop => Ok(false),
     }
 }
@@ -359,7 +359,7 @@ mod tests {
     #[test]
     fn what_dumpi_cannot_hold_is_an_error_naming_the_operation() {
         let mut p = Program::new(2);
-        p.ops[1] = vec![Op::Compute { ns: 10.0 }, Op::Put { comm: 0, peer: 0, bytes: 8, req: 0 }, Op::Wait { reqs: vec![0] }];
+        p.ops[1] = vec![Op::Compute { ns: 10.0 }, Op::Put { comm: 0, peer: 0, bytes: 8, req: 0, completion: Default::default() }, Op::Wait { reqs: vec![0] }];
         let e = write_dumpi(&p, &temp("put"), "put").unwrap_err();
         assert_eq!(e.field, "program.ops[1][1]");
         assert!(e.message.contains("one-sided"), "{e}");

@@ -583,6 +583,8 @@ EXPERIMENTS = {
                        "sampled nodes of an idle Malbec", "switch_latency", "run_switch_latency"),
     "software-layers": ("[DeSensi20] Fig. 5, RTT/2 by message size through verbs, libfabric and MPI between two "
                         "nodes on one switch of an idle Malbec", "software_layers", "run_software_layers"),
+    "mpi-latency": ("[Roweth] Fig. 7, MPI latency against message size between two nodes on one switch with "
+                    "Cassini NICs: flat to 96 B, a DMA read more above", "mpi_latency", "run_mpi_latency"),
     "bisection-alltoall": ("[DeSensi20] Fig. 6, bisection and MPI_Alltoall bandwidth on the 1024 nodes of Shandy "
                            "against their 6.4 and 12.8 TB/s peaks", "bisection_alltoall", "run_bisection_alltoall"),
     "shandy-applications": ("[DeSensi20] Fig. 11, congestion impact on MILC, HPCG, LAMMPS and FFT proxies sharing all "

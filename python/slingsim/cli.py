@@ -583,6 +583,9 @@ EXPERIMENTS = {
                        "sampled nodes of an idle Malbec", "switch_latency", "run_switch_latency"),
     "software-layers": ("[DeSensi20] Fig. 5, RTT/2 by message size through verbs, libfabric and MPI between two "
                         "nodes on one switch of an idle Malbec", "software_layers", "run_software_layers"),
+    "matching-rate": ("[Roweth] Fig. 8, MPI message rate against failed match attempts per message for 1-16 pairs "
+                      "on two nodes, Cassini NIC matching (slingshot-max) against software matching (Malbec's RoCE "
+                      "host)", "matching_rate", "run_matching_rate"),
     "bisection-alltoall": ("[DeSensi20] Fig. 6, bisection and MPI_Alltoall bandwidth on the 1024 nodes of Shandy "
                            "against their 6.4 and 12.8 TB/s peaks", "bisection_alltoall", "run_bisection_alltoall"),
     "shandy-applications": ("[DeSensi20] Fig. 11, congestion impact on MILC, HPCG, LAMMPS and FFT proxies sharing all "

@@ -120,8 +120,11 @@ def job_of(test: str, ppn: int, iterations: int) -> Dict[str, Any]:
     if test == "best-case":
         return {**job, "workload": "message-rate", "bytes": BYTES, "iterations": iterations,
                 "params": {"window": MESSAGES}}
-    ops = [[op for _ in range(iterations) for op in pattern_ops(test, r, ppn)] for r in range(2 * ppn)]
-    return {**job, "workload": "program", "program": {"ranks": 2 * ppn, "comms": [list(range(2 * ppn))], "ops": ops}}
+    # One iteration's ops, run `iterations` times by the engine: the program is stored in every run's
+    # resolved config (provenance), so it is kept as short as the pattern allows.
+    ops = [pattern_ops(test, r, ppn) for r in range(2 * ppn)]
+    return {**job, "workload": "program", "iterations": iterations,
+            "program": {"ranks": 2 * ppn, "comms": [list(range(2 * ppn))], "ops": ops}}
 
 
 def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:

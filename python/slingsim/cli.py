@@ -585,6 +585,12 @@ EXPERIMENTS = {
                         "nodes on one switch of an idle Malbec", "software_layers", "run_software_layers"),
     "mpi-latency": ("[Roweth] Fig. 7, MPI latency against message size between two nodes on one switch with "
                     "Cassini NICs: flat to 96 B, a DMA read more above", "mpi_latency", "run_mpi_latency"),
+    "matching-rate": ("[Roweth] Fig. 8, MPI message rate against failed match attempts per message for 1-16 pairs "
+                      "on two nodes, Cassini NIC matching (slingshot-max) against software matching (Malbec's RoCE "
+                      "host)", "matching_rate", "run_matching_rate"),
+    "message-rate": ("[Roweth] Fig. 9, aggregate message rates of 1-32 processes per node on one Cassini NIC in "
+                     "the Sandia test's four patterns (single direction, pair-based, pre-posted, all-start) beside "
+                     "the simple message-rate test", "sandia_message_rate", "run_message_rate"),
     "bisection-alltoall": ("[DeSensi20] Fig. 6, bisection and MPI_Alltoall bandwidth on the 1024 nodes of Shandy "
                            "against their 6.4 and 12.8 TB/s peaks", "bisection_alltoall", "run_bisection_alltoall"),
     "shandy-applications": ("[DeSensi20] Fig. 11, congestion impact on MILC, HPCG, LAMMPS and FFT proxies sharing all "

@@ -583,6 +583,8 @@ EXPERIMENTS = {
                        "sampled nodes of an idle Malbec", "switch_latency", "run_switch_latency"),
     "software-layers": ("[DeSensi20] Fig. 5, RTT/2 by message size through verbs, libfabric and MPI between two "
                         "nodes on one switch of an idle Malbec", "software_layers", "run_software_layers"),
+    "nic-bandwidth": ("[Roweth] Fig. 5, MPI point-to-point bandwidth of 16 processes per node with one Cassini NIC "
+                      "per node or two", "nic_bandwidth", "run_nic_bandwidth"),
     "mpi-latency": ("[Roweth] Fig. 7, MPI latency against message size between two nodes on one switch with "
                     "Cassini NICs: flat to 96 B, a DMA read more above", "mpi_latency", "run_mpi_latency"),
     "matching-rate": ("[Roweth] Fig. 8, MPI message rate against failed match attempts per message for 1-16 pairs "

@@ -24,13 +24,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
-from .. import provenance  # noqa: E402
 from ..cluster import SchedulerLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
 from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
-from ..sweep import run_labelled  # noqa: E402
-from .output import study_output  # noqa: E402
+from .point_study import run_point_study  # noqa: E402
 
 NODES = (0, 1)
 """Two nodes on the first switch."""
@@ -106,21 +104,20 @@ def run_mpi_latency(
 ) -> pa.Table:
     """Run the study; write ``mpi_latency.parquet`` and ``mpi_latency.png``; return one row per size with
     the latency (RTT/2, ns), the inline flag and the checks in the table's metadata."""
-    started = provenance.now()
     base = cassini_pair()
     if not one_switch(base, NODES):
         raise ValueError(f"mpi-latency: nodes {NODES} are not on one switch of this network, so the run would "
                          "not measure a NIC-switch-NIC path; refusing to report")
     inline_bytes, dma_read_ns = int(base["host"]["inline_bytes"]), float(base["host"]["dma_read_ns"])
-    rows, summaries = [], []
-    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress, cache):
-        summaries.append(summary)
-        rows.append({**labels, "latency_ns": summary["jobs"]["pair"]["iteration_ns"]["mean"] / 2,
-                     "inline": labels["bytes"] <= inline_bytes})
-    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
-        out.write(mpi_latency=rows)
-        plot(rows, inline_bytes, out.path / "mpi_latency.png", out.provenance)
-        return out.table(rows, key_figures(rows, inline_bytes, dma_read_ns))
+
+    def row_of(labels: Dict[str, Any], summary: Dict[str, Any]) -> Dict[str, Any]:
+        return {**labels, "latency_ns": summary["jobs"]["pair"]["iteration_ns"]["mean"] / 2,
+                "inline": labels["bytes"] <= inline_bytes}
+
+    return run_point_study("mpi_latency", study_points(quick), row_of,
+                           lambda rows: key_figures(rows, inline_bytes, dma_read_ns),
+                           lambda rows, path, prov: plot(rows, inline_bytes, path, prov),
+                           out_dir, quick, scheduler, workers, progress, cache)
 
 
 def plot(rows: List[Dict[str, Any]], inline_bytes: int, path: Path,

@@ -22,13 +22,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
-from .. import provenance  # noqa: E402
 from ..cluster import SchedulerLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
 from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
-from ..sweep import run_labelled  # noqa: E402
-from .output import study_output  # noqa: E402
+from .point_study import run_point_study  # noqa: E402
 
 SYSTEM = "slingshot-max"
 RAILS = (1, 2)
@@ -115,15 +113,8 @@ def run_nic_bandwidth(
 ) -> pa.Table:
     """Run the study; write ``nic_bandwidth.parquet`` and ``nic_bandwidth.png``; return one row per NIC
     count and size with the bandwidth (GB/s of payload, one direction)."""
-    started = provenance.now()
-    rows, summaries = [], []
-    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress, cache):
-        summaries.append(summary)
-        rows.append(row_of(labels, summary))
-    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
-        out.write(nic_bandwidth=rows)
-        plot(rows, out.path / "nic_bandwidth.png", out.provenance)
-        return out.table(rows, key_figures(rows))
+    return run_point_study("nic_bandwidth", study_points(quick), row_of, key_figures, plot, out_dir, quick, scheduler,
+                           workers, progress, cache)
 
 
 def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:

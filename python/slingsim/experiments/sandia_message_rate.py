@@ -33,14 +33,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
-from .. import provenance  # noqa: E402
 from ..cluster import SchedulerLike  # noqa: E402
 from ..config import Config  # noqa: E402
 from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
-from ..sweep import run_labelled  # noqa: E402
 from .matching_rate import fabric  # noqa: E402
-from .output import study_output  # noqa: E402
+from .point_study import run_point_study  # noqa: E402
 
 PATTERNS = ("single-direction", "pair-based", "pre-posted", "all-start")
 TESTS = ("best-case",) + PATTERNS
@@ -185,15 +183,8 @@ def run_message_rate(
 ) -> pa.Table:
     """Run the study; write ``message_rate.parquet`` and ``message_rate.png``; return one row per test
     and PPN with the aggregate rate (million messages per second)."""
-    started = provenance.now()
-    rows, summaries = [], []
-    for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress, cache):
-        summaries.append(summary)
-        rows.append(row_of(labels, summary))
-    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
-        out.write(message_rate=rows)
-        plot(rows, out.path / "message_rate.png", out.provenance)
-        return out.table(rows, key_figures(rows))
+    return run_point_study("message_rate", study_points(quick), row_of, key_figures, plot, out_dir, quick, scheduler,
+                           workers, progress, cache)
 
 
 def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:

@@ -349,20 +349,26 @@ impl Simulation {
         let chosen = if ncls == 1 { best[0].map(|b| b.1) } else { self.pick_class_vc(ch, &best[..ncls], &mut wake) };
         match chosen {
             Some(vc) => self.transmit(ch, vc, to_switch),
-            None => {
-                if credit_blocked {
-                    // Absorbed when the shortfall was found: the next return is current.
-                    let next_return = self.channels.tx[ch].next_credit_at;
-                    if next_return != NEVER {
-                        wake = wake.min(next_return);
-                    } else {
-                        self.channels.tx[ch].waiting_credit = true;
-                    }
-                }
-                if wake != NEVER {
-                    self.schedule_try(ch, wake);
-                }
+            None => self.retry_later(ch, wake, credit_blocked),
+        }
+    }
+
+    /// Output `ch` sent nothing: it tries again at `wake` (a head becomes
+    /// ready, an input or the class share frees), or, if a head lacked
+    /// credits, when the next credit return lands (or whenever one comes,
+    /// if none is on its way). Both switch models end arbitration here.
+    pub(super) fn retry_later(&mut self, ch: ChannelId, mut wake: Ps, credit_blocked: bool) {
+        if credit_blocked {
+            // Absorbed when the shortfall was found: the next return is current.
+            let next_return = self.channels.tx[ch].next_credit_at;
+            if next_return != NEVER {
+                wake = wake.min(next_return);
+            } else {
+                self.channels.tx[ch].waiting_credit = true;
             }
+        }
+        if wake != NEVER {
+            self.schedule_try(ch, wake);
         }
     }
 

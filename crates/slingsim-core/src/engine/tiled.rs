@@ -218,19 +218,7 @@ impl Simulation {
                 .and_then(|c| self.oldest_of_next_row(ch, c, now, to_switch, &mut wake, &mut credit_blocked))
         };
         let Some((granted, debtor)) = chosen else {
-            if credit_blocked {
-                // Absorbed when the shortfall was found: the next return is current.
-                let next_return = self.channels.tx[ch].next_credit_at;
-                if next_return != NEVER {
-                    wake = wake.min(next_return);
-                } else {
-                    self.channels.tx[ch].waiting_credit = true;
-                }
-            }
-            if wake != NEVER {
-                self.schedule_try(ch, wake);
-            }
-            return;
+            return self.retry_later(ch, wake, credit_blocked);
         };
         let q = self.switches.voqs[granted as usize];
         let lead = self.grant_lead(ch, q.queue.head_in_ch, q.queue.head_wire);

@@ -30,9 +30,9 @@ from ..cluster import SchedulerLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
 from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
+from .cassini_host import SYSTEM, cassini_fabric  # noqa: E402
 from .point_study import run_point_study  # noqa: E402
 
-SYSTEM = "slingshot-max"
 CONTRAST = "slingshot-malbec"
 HOSTS = {"nic": SYSTEM, "software": CONTRAST}
 """Matching location -> the preset whose host it is."""
@@ -47,17 +47,13 @@ ITERATIONS = 5
 QUICK_ITERATIONS = 3
 FLAT_TOLERANCE = 0.05
 """How close to the rate at 0 attempts the rate at 64 must stay to count as flat."""
-SMALL_TOPOLOGY = {"groups": 2, "switches_per_group": 2, "endpoints_per_switch": 4, "global_ports_per_switch": 1}
-"""Enough for two nodes on one switch; the preset's 279,040 endpoints add nothing to one NIC pair."""
 
 
 def fabric(matching: str) -> Config:
-    """The slingshot-max fabric, shrunk, with the host of the preset that matches at ``matching``."""
+    """The small Cassini fabric with the host of the preset that matches at ``matching``."""
     if matching not in HOSTS:
         raise ValueError(f"matching must be one of {sorted(HOSTS)}, got {matching!r}")
-    cfg = load_config(SYSTEM)
-    cfg["topology"] = {**cfg["topology"], **SMALL_TOPOLOGY}
-    cfg["traffic"] = []
+    cfg = cassini_fabric()
     if HOSTS[matching] != SYSTEM:
         cfg["host"] = load_config(HOSTS[matching])["host"]
     return cfg

@@ -8,13 +8,11 @@ to the NIC whole; above that the NIC reads the payload by DMA, which adds the CP
 latency above. Its figure's values are not in its text, and it shows two CPUs (Xeon, Rome) whose DMA
 read latencies it does not give: we run one, the preset's assumed 250 ns.
 
-The network is Malbec-shaped (the two nodes share its first switch) with ``slingshot-max``'s NICs,
-links, switch and host: the latency of one switch crossing does not depend on the system's size,
-and building the 279,040-endpoint system for two nodes would take longer than the runs.
+The network is the small Cassini fabric of ``cassini_host`` (the two nodes share its first switch):
+the latency of one switch crossing does not depend on the system's size.
 """
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -25,9 +23,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ..cluster import SchedulerLike  # noqa: E402
-from ..config import Config, load_config  # noqa: E402
+from ..config import Config  # noqa: E402
 from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
+from .cassini_host import cassini_fabric  # noqa: E402
 from .point_study import run_point_study  # noqa: E402
 
 NODES = (0, 1)
@@ -42,12 +41,8 @@ STEP_TOLERANCE = 0.2
 
 
 def cassini_pair() -> Config:
-    """Malbec's topology with ``slingshot-max``'s Cassini NICs, links, switch and host, idle."""
-    cfg = load_config("slingshot-max")
-    cfg["topology"] = copy.deepcopy(load_config("slingshot-malbec")["topology"])
-    cfg["traffic"] = []
-    cfg["nic"]["frame"] = "slingshot"
-    return cfg
+    """The small Cassini fabric of ``cassini_host``, idle."""
+    return cassini_fabric()
 
 
 def one_switch(cfg: Config, nodes: Tuple[int, int]) -> bool:

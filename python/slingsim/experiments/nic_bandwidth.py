@@ -6,7 +6,7 @@ shows is that two NICs carry about twice what one carries once messages are larg
 
 Here 16 pairs of ranks on two nodes (rank i on the first node, its partner on the second) each stream
 windows of ``WINDOW`` messages (the ``message-rate`` workload: a window of nonblocking sends, then a
-4-byte reply), on the slingshot-max fabric shrunk to a few switches, with ``topology.rails`` = 1 or 2.
+4-byte reply), on the small Cassini fabric of ``cassini_host``, with ``topology.rails`` = 1 or 2.
 Messages leave on the node's rails in turn (``nic.rail_selection = "round-robin"``): over 16 ranks
 that spreads the load as evenly as binding each rank to a NIC. A point is reported only if the run's
 nodes have the requested number of NICs. Bandwidth is payload bytes per second in one direction.
@@ -23,12 +23,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ..cluster import SchedulerLike  # noqa: E402
-from ..config import Config, load_config  # noqa: E402
+from ..config import Config  # noqa: E402
 from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
+from .cassini_host import cassini_fabric  # noqa: E402
 from .point_study import run_point_study  # noqa: E402
 
-SYSTEM = "slingshot-max"
 RAILS = (1, 2)
 PPN = 16
 """[Roweth] Sec. V: the OSU test used 16 processes per node."""
@@ -37,8 +37,6 @@ SIZES = (256, 1024, 4096, 16_384, 65_536, 262_144)
 QUICK_SIZES = (1024, 16_384, 65_536)
 ITERATIONS = 3
 QUICK_ITERATIONS = 2
-SMALL_TOPOLOGY = {"groups": 2, "switches_per_group": 2, "endpoints_per_switch": 4, "global_ports_per_switch": 1}
-"""Two nodes and their NICs; the preset's 279,040 endpoints add nothing to one node pair."""
 NODES = [0, 1]
 DOUBLING = 1.8
 """Two NICs must carry at least this much more than one at the largest size to count as doubling."""
@@ -47,13 +45,11 @@ MAX_TIME_NS = 50e6
 
 
 def fabric(rails: int) -> Config:
-    """The slingshot-max fabric with its Cassini NICs and host, shrunk, with ``rails`` NICs per node."""
+    """The small Cassini fabric with ``rails`` NICs per node, messages over them in turn."""
     if rails not in RAILS:
         raise ValueError(f"rails must be one of {RAILS}, got {rails!r}")
-    cfg = load_config(SYSTEM)
-    cfg["topology"] = {**cfg["topology"], **SMALL_TOPOLOGY, "rails": rails}
+    cfg = cassini_fabric(rails)
     cfg["nic"]["rail_selection"] = "round-robin"
-    cfg["traffic"] = []
     return cfg
 
 

@@ -142,6 +142,10 @@ const WHEEL: usize = 1 << 12;
 /// entries, so the wheel's memory follows the events pending, not the
 /// busiest bucket ever seen times the number of buckets.
 const KEEP_CAPACITY: usize = 64;
+/// Allocations given back are kept, up to this many, for the next buckets
+/// that fill: a busy network fills every bucket with thousands of events,
+/// and growing each from nothing copied every event once more.
+const SPARE_BUFFERS: usize = 32;
 /// Buckets up to this size are sorted by insertion, up to `MERGE_SORT_MAX`
 /// by a stable merge sort, larger ones by counting.
 const INSERTION_SORT_MAX: usize = 24;
@@ -187,6 +191,8 @@ pub struct EventQueue {
     seq: u64,
     /// Scratch of the counting sort.
     scratch: Vec<Entry>,
+    /// Large bucket allocations given back, for buckets that fill next.
+    spares: Vec<Vec<Entry>>,
     processed: u64,
 }
 
@@ -203,6 +209,7 @@ impl Default for EventQueue {
             overflow: Default::default(),
             seq: 0,
             scratch: Vec::new(),
+            spares: Vec::new(),
             processed: 0,
         }
     }
@@ -230,7 +237,13 @@ impl EventQueue {
             }
         } else if abs < self.cur + WHEEL as u64 {
             let b = (abs as usize) & (WHEEL - 1);
-            self.buckets[b].push(e);
+            let bucket = &mut self.buckets[b];
+            if bucket.capacity() == 0 {
+                if let Some(spare) = self.spares.pop() {
+                    *bucket = spare;
+                }
+            }
+            bucket.push(e);
             self.occupied[b / 64] |= 1 << (b % 64);
             self.in_wheel += 1;
         } else {
@@ -282,7 +295,10 @@ impl EventQueue {
                 self.current.append(&mut self.buckets[b]);
             }
             if self.buckets[b].capacity() > KEEP_CAPACITY {
-                self.buckets[b] = Vec::new();
+                let big = std::mem::take(&mut self.buckets[b]);
+                if self.spares.len() < SPARE_BUFFERS {
+                    self.spares.push(big);
+                }
             }
         }
         self.sort_from(start);

@@ -390,7 +390,9 @@ fn nics(cfg: &Config, net: &Network, frame: Frame, cc: &Congestion, qos: &Qos, f
         backlog: IdVec::filled(0, endpoints),
         counters: IdVec::filled(Default::default(), endpoints),
         stalled_since: IdVec::filled(NEVER, endpoints),
-        scan: cc.active() || qos.classes.len() > 1 || max_outstanding > 0 || failures,
+        // Lost packets (failures, lossy classes) wait in the retry queue, which
+        // only a scanning NIC serves.
+        scan: cc.active() || qos.classes.len() > 1 || qos.any_lossy || max_outstanding > 0 || failures,
         acks_needed: cc.needs_acks() || max_outstanding > 0,
         acks: cfg.nic.acks,
         ack_queue: IdVec::filled(VecDeque::new(), endpoints),

@@ -209,17 +209,12 @@ impl Channels {
 
     /// Hints the processor to fetch what a packet arriving on `ch` reads
     /// of it: its transmitter (where it leads, its rate and latency for the
-    /// credit return, the input port's crossbar read) and its last credit return.
+    /// credit return, the input port's crossbar read). Its credit returns
+    /// are not fetched: finding them means reading the transmitter, which
+    /// would wait for the very line being fetched.
     #[inline]
     pub fn prefetch_input(&self, ch: ChannelId) {
-        if let Some(t) = self.tx.get(ch) {
-            let p = t as *const Transmitter as *const u8;
-            crate::packet::prefetch_read(p);
-            crate::packet::prefetch_read(p.wrapping_add(64));
-            if let Some(r) = self.returns.slots.get(t.returns_tail as usize) {
-                crate::packet::prefetch_read(r as *const CreditReturn as *const u8);
-            }
-        }
+        self.prefetch_transmitter(ch);
     }
 
     /// Credits of VC `vc` on `ch` (as last absorbed).

@@ -403,7 +403,9 @@ impl Simulation {
     /// if anything is left to send.
     pub(crate) fn nic_next(&mut self, e: EndpointId, ch: ChannelId) {
         let n = &self.nics;
-        if !n.queue[e].is_empty() || !n.retry_queue[e].is_empty() || !n.ack_queue[e].is_empty() {
+        // Resends and control packets exist only where the NIC scans
+        // (failures, acks): a plain NIC's two other queues stay empty.
+        if !n.queue[e].is_empty() || (n.scan && (!n.retry_queue[e].is_empty() || !n.ack_queue[e].is_empty())) {
             let at = self.channels.tx[ch].busy_until;
             self.schedule_try(ch, at);
         }

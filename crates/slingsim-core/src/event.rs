@@ -378,15 +378,15 @@ impl EventQueue {
     }
 
     /// Removes and returns the earliest event if it is due at `limit` or
-    /// before, with the next two of its bucket (not taken; either may be
+    /// before, with the next three of its bucket (not taken; any may be
     /// missing), for prefetching what they will touch.
     #[inline]
-    pub fn pop_until(&mut self, limit: Ps) -> Option<(Ps, Event, [Ahead; 2])> {
+    pub fn pop_until(&mut self, limit: Ps) -> Option<(Ps, Event, [Ahead; 3])> {
         self.fill();
         let e = self.take_earliest(limit)?;
         self.processed += 1;
         let at = |i: usize| self.current.get(i).map_or(Ahead::NONE, |e| Ahead(e.event));
-        Some((e.time, Event::unpack(e.event), [at(self.pos), at(self.pos + 1)]))
+        Some((e.time, Event::unpack(e.event), [at(self.pos), at(self.pos + 1), at(self.pos + 2)]))
     }
 
     /// Takes the earliest of `current`'s head and `near`'s top if it is due

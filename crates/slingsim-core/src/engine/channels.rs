@@ -35,9 +35,9 @@ pub(crate) struct Transmitter {
     pub queued_packets: u32,
     /// Switch the channel delivers to (`NONE`: an endpoint).
     pub to_switch: SwitchId,
-    /// First and last credit return on its way ([`ReturnSlab`] handles, `NONE`: none).
-    returns_head: u32,
-    returns_tail: u32,
+    /// First line of the ring of credit returns on their way ([`ReturnRings`]; `NONE`: none yet).
+    returns: u32,
+    _spare: u32,
     /// Blocked on credits with no return pending: a returning credit wakes it.
     pub waiting_credit: bool,
     /// The receiver is a NIC (no credits, no routing there).
@@ -70,35 +70,155 @@ pub(crate) struct CrossbarRead {
     pub until: Ps,
 }
 
-/// Buffer space travelling back to a transmitter, in a list per channel.
-#[derive(Clone, Copy, Debug)]
-struct CreditReturn {
+/// A credit return's slot: buffer space travelling back to a
+/// transmitter (`at`, `bytes` of `vc`), or, first in each ring, the ring's
+/// own header (its head, length and capacity).
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
     at: Ps,
     bytes: u32,
-    next: u32,
-    vc: u8,
+    vc: u32,
 }
 
-/// Every credit return on its way, in one slab: each channel's returns are
-/// a list sorted by arrival (they come nearly in order, so a new one is
-/// almost always appended), and memory follows the returns on the wire.
+/// Four slots: rings are made of whole cache lines.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
+struct Line([Slot; 4]);
+
+/// Every credit return on its way: a ring per channel, sorted by arrival.
+/// A ring is 2^k cache lines of the arena; its first slot is its header
+/// (head, length, capacity), the rest hold returns. Returns come nearly in
+/// order, so a new one almost always goes at the end, next to the
+/// channel's previous one, and a channel with three or fewer returns on
+/// the wire keeps them in the one line that also holds the header: a
+/// channel's returns share cache lines, where a list of single slots
+/// scattered them. Rings grow by doubling; a ring given up goes to a free
+/// list of its size.
 #[derive(Default)]
-struct ReturnSlab {
-    slots: Vec<CreditReturn>,
-    free: Vec<u32>,
+struct ReturnRings {
+    arena: Vec<Line>,
+    /// Free rings by log2 of their size in lines.
+    free: Vec<Vec<u32>>,
 }
 
-impl ReturnSlab {
-    fn alloc(&mut self, r: CreditReturn) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = r;
-                i
-            }
+impl ReturnRings {
+    #[inline]
+    fn at(&self, line: u32, slot: u32) -> &Slot {
+        &self.arena[(line + slot / 4) as usize].0[(slot % 4) as usize]
+    }
+
+    #[inline]
+    fn at_mut(&mut self, line: u32, slot: u32) -> &mut Slot {
+        &mut self.arena[(line + slot / 4) as usize].0[(slot % 4) as usize]
+    }
+
+    /// (head, length, capacity) of the ring at `line`.
+    #[inline]
+    fn header(&self, line: u32) -> (u32, u32, u32) {
+        let h = self.at(line, 0);
+        (h.bytes, h.vc, h.at.0 as u32)
+    }
+
+    #[inline]
+    fn set_header(&mut self, line: u32, head: u32, len: u32, cap: u32) {
+        *self.at_mut(line, 0) = Slot { at: Ps(cap as u64), bytes: head, vc: len };
+    }
+
+    /// Slot number of the `i`th return of a ring whose head is `head`.
+    #[inline]
+    fn slot(head: u32, i: u32, cap: u32) -> u32 {
+        let j = head + i;
+        1 + if j >= cap { j - cap } else { j }
+    }
+
+    /// A ring of `2^k` lines with no returns; its first line.
+    fn take_ring(&mut self, k: usize) -> u32 {
+        let line = match self.free.get_mut(k).and_then(|f| f.pop()) {
+            Some(line) => line,
             None => {
-                self.slots.push(r);
-                (self.slots.len() - 1) as u32
+                let line = self.arena.len();
+                assert!(line + (1 << k) <= u32::MAX as usize, "credit returns in flight exceed the arena's 2^32 lines");
+                self.arena.resize(line + (1 << k), Line::default());
+                line as u32
             }
+        };
+        self.set_header(line, 0, 0, 4 * (1 << k) - 1);
+        line
+    }
+
+    fn give_ring(&mut self, line: u32, cap: u32) {
+        let k = ((cap + 1) / 4).trailing_zeros() as usize;
+        if self.free.len() <= k {
+            self.free.resize_with(k + 1, Vec::new);
+        }
+        self.free[k].push(line);
+    }
+
+    /// The earliest return of the ring at `line`, if any.
+    #[inline]
+    fn first(&self, line: u32) -> Option<Slot> {
+        let (head, len, cap) = self.header(line);
+        (len > 0).then(|| *self.at(line, Self::slot(head, 0, cap)))
+    }
+
+    /// Removes the earliest return of the ring at `line` (there is one).
+    #[inline]
+    fn pop(&mut self, line: u32) {
+        let (head, len, cap) = self.header(line);
+        let head = if head + 1 == cap { 0 } else { head + 1 };
+        self.set_header(line, head, len - 1, cap);
+    }
+
+    /// Inserts `ret` after every return not later than it into the ring
+    /// at `*line` (`NONE`: the channel has none yet), which may move.
+    #[inline]
+    fn insert(&mut self, line: &mut u32, ret: Slot) {
+        if *line == NONE {
+            *line = self.take_ring(0);
+        }
+        let (mut head, len, mut cap) = self.header(*line);
+        if len == cap {
+            *line = self.grow(*line);
+            (head, _, cap) = self.header(*line);
+        }
+        let l = *line;
+        // From the end back to the first return not later than `ret`,
+        // moving the later ones up a slot.
+        let mut i = len;
+        while i > 0 {
+            let prev = *self.at(l, Self::slot(head, i - 1, cap));
+            if prev.at <= ret.at {
+                break;
+            }
+            *self.at_mut(l, Self::slot(head, i, cap)) = prev;
+            i -= 1;
+        }
+        *self.at_mut(l, Self::slot(head, i, cap)) = ret;
+        self.set_header(l, head, len + 1, cap);
+    }
+
+    /// Moves the full ring at `line` into one twice its size; its new line.
+    #[cold]
+    fn grow(&mut self, line: u32) -> u32 {
+        let (head, len, cap) = self.header(line);
+        let k = ((cap + 1) / 4).trailing_zeros() as usize + 1;
+        let new = self.take_ring(k);
+        for i in 0..len {
+            let r = *self.at(line, Self::slot(head, i, cap));
+            *self.at_mut(new, 1 + i) = r;
+        }
+        let (_, _, new_cap) = self.header(new);
+        self.set_header(new, 0, len, new_cap);
+        self.give_ring(line, cap);
+        new
+    }
+
+    /// Hints the processor to fetch the ring at `line` (its header and
+    /// first returns).
+    #[inline]
+    fn prefetch(&self, line: u32) {
+        if let Some(l) = self.arena.get(line as usize) {
+            crate::packet::prefetch_read(l as *const Line as *const u8);
         }
     }
 }
@@ -109,7 +229,7 @@ pub(crate) struct Channels {
     /// Credits (bytes) per channel and virtual channel, `channel * n_vcs +
     /// vc`, when there are more VCs than a record holds (else empty).
     wide_credits: Vec<i64>,
-    returns: ReturnSlab,
+    returns: ReturnRings,
     pub vcs: VcLayout,
     /// Endpoint each channel leaves from (`NONE`: a switch).
     pub from_endpoint: IdVec<ChannelId, EndpointId>,
@@ -147,8 +267,8 @@ impl Channels {
                     latency_ps: u32::try_from(c.latency.0).expect("link latencies are checked to fit 32 bits of ps"),
                     queued_packets: 0,
                     to_switch: if let End::Switch { switch, .. } = c.dst { switch } else { SwitchId::NONE },
-                    returns_head: NONE,
-                    returns_tail: NONE,
+                    returns: NONE,
+                    _spare: 0,
                     waiting_credit: false,
                     to_endpoint: matches!(c.dst, End::Endpoint(_)),
                     fabric: c.kind != LinkKind::Terminal,
@@ -160,7 +280,7 @@ impl Channels {
                 })
                 .collect(),
             wide_credits: if n > INLINE_VCS { vec![0; nch * n] } else { Vec::new() },
-            returns: ReturnSlab::default(),
+            returns: ReturnRings::default(),
             vcs,
             from_endpoint: net.channels.iter().map(|c| if let End::Endpoint(e) = c.src { e } else { EndpointId::NONE }).collect(),
             fail_at: Vec::new(),
@@ -209,12 +329,21 @@ impl Channels {
 
     /// Hints the processor to fetch what a packet arriving on `ch` reads
     /// of it: its transmitter (where it leads, its rate and latency for the
-    /// credit return, the input port's crossbar read). Its credit returns
-    /// are not fetched: finding them means reading the transmitter, which
-    /// would wait for the very line being fetched.
+    /// credit return, the input port's crossbar read). The ring its credit
+    /// return joins is fetched by [`Channels::prefetch_returns`] once the
+    /// transmitter is at hand.
     #[inline]
     pub fn prefetch_input(&self, ch: ChannelId) {
         self.prefetch_transmitter(ch);
+    }
+
+    /// Hints the processor to fetch the credit returns of `ch` (reads its
+    /// transmitter: call it when that is in the cache).
+    #[inline]
+    pub fn prefetch_returns(&self, ch: ChannelId) {
+        if let Some(t) = self.tx.get(ch) {
+            self.returns.prefetch(t.returns);
+        }
     }
 
     /// Credits of VC `vc` on `ch` (as last absorbed).
@@ -254,29 +383,21 @@ impl Channels {
     /// counters; returns the earliest return still on its way.
     #[inline]
     pub fn absorb(&mut self, ch: ChannelId, now: Ps) -> Ps {
-        let c = ch;
-        if self.tx[c].next_credit_at > now {
-            return self.tx[c].next_credit_at;
+        if self.tx[ch].next_credit_at > now {
+            return self.tx[ch].next_credit_at;
         }
-        let mut head = self.tx[c].returns_head;
-        while head != NONE {
-            let r = self.returns.slots[head as usize];
+        let line = self.tx[ch].returns;
+        let mut next = NEVER;
+        while let Some(r) = if line == NONE { None } else { self.returns.first(line) } {
             if r.at > now {
+                next = r.at;
                 break;
             }
             self.add_credits(ch, r.vc as usize, r.bytes as i64);
-            self.returns.free.push(head);
-            head = r.next;
+            self.returns.pop(line);
         }
-        let t = &mut self.tx[c];
-        t.returns_head = head;
-        if head == NONE {
-            t.returns_tail = NONE;
-            t.next_credit_at = NEVER;
-        } else {
-            t.next_credit_at = self.returns.slots[head as usize].at;
-        }
-        t.next_credit_at
+        self.tx[ch].next_credit_at = next;
+        next
     }
 
     /// True if VC `vc` of `ch` has `bytes` credits now; absorbs the returns
@@ -294,33 +415,14 @@ impl Channels {
     /// Sends `bytes` of VC `vc` credits back to the transmitter of `ch`,
     /// arriving at `at`. Returns true if that transmitter was waiting for
     /// credits (the caller wakes it at `at`). Returns that have arrived by
-    /// `now` are absorbed first: the list then holds only credits on the wire.
+    /// `now` are absorbed first: the ring then holds only credits on the wire.
     #[inline]
     pub fn send_back(&mut self, ch: ChannelId, vc: u8, bytes: u32, at: Ps, now: Ps) -> bool {
         self.absorb(ch, now);
-        let c = ch;
-        let (head, tail) = (self.tx[c].returns_head, self.tx[c].returns_tail);
-        let r = self.returns.alloc(CreditReturn { at, bytes, next: NONE, vc });
-        let slots = &mut self.returns.slots;
-        if tail == NONE {
-            self.tx[c].returns_head = r;
-            self.tx[c].returns_tail = r;
-        } else if slots[tail as usize].at <= at {
-            slots[tail as usize].next = r;
-            self.tx[c].returns_tail = r;
-        } else if slots[head as usize].at > at {
-            slots[r as usize].next = head;
-            self.tx[c].returns_head = r;
-        } else {
-            // After every return not later than it.
-            let mut prev = head;
-            while slots[slots[prev as usize].next as usize].at <= at {
-                prev = slots[prev as usize].next;
-            }
-            slots[r as usize].next = slots[prev as usize].next;
-            slots[prev as usize].next = r;
-        }
-        let t = &mut self.tx[c];
+        let mut line = self.tx[ch].returns;
+        self.returns.insert(&mut line, Slot { at, bytes, vc: vc as u32 });
+        let t = &mut self.tx[ch];
+        t.returns = line;
         t.next_credit_at = t.next_credit_at.min(at);
         std::mem::take(&mut t.waiting_credit)
     }
@@ -377,6 +479,40 @@ impl Channels {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rings against a sorted reference: returns inserted out of
+    /// order, rings growing, wrapping and shrinking back to empty, rings
+    /// of several channels interleaved and reused from the free lists.
+    #[test]
+    fn return_rings_keep_each_channel_sorted_and_stable() {
+        let mut rings = ReturnRings::default();
+        let mut lines = [NONE; 3];
+        let mut reference: Vec<Vec<(Ps, u32)>> = vec![Vec::new(); 3];
+        let mut rng = crate::rng::Rng::new(3, 3);
+        let mut id = 0u32;
+        for step in 0..20_000u64 {
+            let c = rng.below(3) as usize;
+            // Bursts of inserts, then drains, so rings grow past several
+            // lines and go back to empty.
+            let insert = (step / 500) % 2 == 0 || rng.below(4) == 0;
+            if insert {
+                id += 1;
+                let at = Ps(step * 10 + rng.below(200));
+                rings.insert(&mut lines[c], Slot { at, bytes: id, vc: 0 });
+                // After every return not later than it.
+                let pos = reference[c].iter().position(|&(t, _)| t > at).unwrap_or(reference[c].len());
+                reference[c].insert(pos, (at, id));
+            } else if let Some(&(t, i)) = reference[c].first() {
+                let got = rings.first(lines[c]).expect("the ring has it");
+                assert_eq!((got.at, got.bytes), (t, i), "step {step}");
+                rings.pop(lines[c]);
+                reference[c].remove(0);
+            } else {
+                assert!(lines[c] == NONE || rings.first(lines[c]).is_none());
+            }
+        }
+        assert!(rings.arena.len() < 4096, "rings given up are reused: {} lines", rings.arena.len());
+    }
 
     #[test]
     fn the_channel_record_is_two_cache_lines() {

@@ -344,29 +344,35 @@ impl Simulation {
         }
     }
 
-    /// Starts loading what the next two events will touch while this one
-    /// runs: a hop is a handful of dependent reads of records scattered
-    /// over memory, and the engine knows which ones before it needs them.
-    /// The event after next gets its packet (or transmitter) fetched; the
-    /// next one, whose packet is then at hand, gets the channel its packet
-    /// is on (or the queues of its output).
+    /// Starts loading what the next three events will touch while this
+    /// one runs: a hop is a chain of dependent reads of records scattered
+    /// over memory (the packet, the channel it is on, that channel's
+    /// credit returns), and the engine knows the events before it handles
+    /// them. Each stage reads only what the stage before fetched an event
+    /// earlier: the third event ahead gets its packet (or transmitter)
+    /// fetched; the second, whose packet is then at hand, the channel its
+    /// packet is on (or the queues of its output); the next, whose channel
+    /// is then at hand, that channel's credit returns.
     #[inline]
-    fn prefetch_ahead(&self, [next, after]: [crate::event::Ahead; 2]) {
-        if let Some(h) = after.arrive() {
+    fn prefetch_ahead(&self, [next, second, third]: [crate::event::Ahead; 3]) {
+        if let Some(h) = third.arrive() {
             self.pool.prefetch(h);
-        } else if let Some(c) = after.try_output() {
+        } else if let Some(c) = third.try_output() {
             self.channels.prefetch_transmitter(c);
         }
-        if let Some(h) = next.arrive() {
+        if let Some(h) = second.arrive() {
             let p = self.pool.hot(h);
             self.channels.prefetch_input(p.ch);
             if p.flags & crate::packet::FLAG_LAST_HOP != 0 {
                 self.pool.prefetch_cold(h);
             }
-        } else if let Some(c) = next.try_output() {
+        } else if let Some(c) = second.try_output() {
             if let Some(t) = self.channels.tx.get(c) {
                 self.switches.prefetch_queues(t.queues);
             }
+        }
+        if let Some(h) = next.arrive() {
+            self.channels.prefetch_returns(self.pool.hot(h).ch);
         }
     }
 

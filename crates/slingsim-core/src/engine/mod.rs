@@ -48,6 +48,7 @@ pub(crate) mod signals;
 pub(crate) mod sources;
 pub(crate) mod switch;
 mod tiled;
+mod voq;
 mod watchdog;
 
 use crate::ids::ChannelId;
@@ -351,8 +352,10 @@ impl Simulation {
     /// them. Each stage reads only what the stage before fetched an event
     /// earlier: the third event ahead gets its packet (or transmitter)
     /// fetched; the second, whose packet is then at hand, the channel its
-    /// packet is on (or the queues of its output); the next, whose channel
-    /// is then at hand, that channel's credit returns.
+    /// packet is on (or the first queue of its output); the next, whose
+    /// channel is then at hand, that channel's credit returns (or the
+    /// packet at the head of that queue, the entry behind it and the
+    /// output's credit returns).
     #[inline]
     fn prefetch_ahead(&self, [next, second, third]: [crate::event::Ahead; 3]) {
         if let Some(h) = third.arrive() {
@@ -373,6 +376,11 @@ impl Simulation {
         }
         if let Some(h) = next.arrive() {
             self.channels.prefetch_returns(self.pool.hot(h).ch);
+        } else if let Some(c) = next.try_output() {
+            if let Some(t) = self.channels.tx.get(c) {
+                self.switches.prefetch_first_head(t.queues, &self.pool);
+            }
+            self.channels.prefetch_returns(c);
         }
     }
 

@@ -61,7 +61,7 @@ impl Simulation {
     fn for_each_in_network(&self, mut f: impl FnMut(&crate::packet::Packet)) {
         for t in &self.channels.tx {
             for voq in self.switches.queues_from(t.queues) {
-                for h in voq.queue.iter(&self.pool) {
+                for h in self.switches.packets(voq) {
                     f(&self.pool.get(h));
                 }
             }

@@ -11,7 +11,8 @@ use super::{Simulation, NEVER};
 use crate::congestion::{CongestionControl, Marks};
 use crate::event::Event;
 use crate::network::NONE;
-use crate::packet::{PacketKind, PacketPool, PacketQueue, FLAG_ECN, FLAG_SWITCH_MADE};
+use super::voq::{PacketRing, QueueStore, Queued};
+use crate::packet::{PacketKind, FLAG_ECN, FLAG_SWITCH_MADE};
 use crate::qos::{ShareMeter, TrafficClass};
 use crate::rng::Rng;
 use crate::routing::{self, Biases};
@@ -22,7 +23,7 @@ use crate::units::{Ps, Rate};
 /// one output, linked to the output's next non-empty queue.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Voq {
-    pub queue: PacketQueue,
+    pub queue: PacketRing,
     /// The output's next non-empty queue (a higher VC; `NONE`: last).
     pub next: u32,
     pub vc: u8,
@@ -38,6 +39,8 @@ pub(crate) struct Switches {
     /// arbitration looks at those alone.
     pub voqs: Vec<Voq>,
     free_voqs: Vec<u32>,
+    /// The rings the queues keep their packets in.
+    pub store: QueueStore,
     /// One random stream per switch (routing choices).
     pub rng: IdVec<SwitchId, Rng>,
     /// Fall-through latency of each output ([`FallThrough`]).
@@ -94,7 +97,7 @@ impl FallThrough {
 impl Switches {
     /// Switches with empty queues: `rng` gives each its random stream.
     pub fn new(rng: IdVec<SwitchId, Rng>, latency: FallThrough, speedup: f64, tiles: Option<Box<super::tiled::Tiles>>) -> Switches {
-        Switches { voqs: Vec::new(), free_voqs: Vec::new(), rng, latency, speedup, tiles }
+        Switches { voqs: Vec::new(), free_voqs: Vec::new(), store: QueueStore::default(), rng, latency, speedup, tiles }
     }
 
     /// Hints the processor to fetch the first queue of an output whose
@@ -103,6 +106,20 @@ impl Switches {
     pub fn prefetch_queues(&self, first: u32) {
         if let Some(q) = self.voqs.get(first as usize) {
             crate::packet::prefetch_read(q as *const Voq as *const u8);
+        }
+    }
+
+    /// Hints the processor to fetch the head packet of the first queue of
+    /// an output whose list starts at `first`, and the entry that becomes
+    /// the head when it leaves (reads that queue: call it when
+    /// [`Switches::prefetch_queues`] has fetched it).
+    #[inline]
+    pub fn prefetch_first_head(&self, first: u32, pool: &crate::packet::PacketPool) {
+        if let Some(q) = self.voqs.get(first as usize) {
+            if !q.queue.is_empty() {
+                pool.prefetch(q.queue.head.h);
+                self.store.prefetch_next(&q.queue);
+            }
         }
     }
 
@@ -116,17 +133,17 @@ impl Switches {
         })
     }
 
-    /// Appends packet `h` to the VC `vc` queue of the output whose list
+    /// Appends packet `e` to the VC `vc` queue of the output whose list
     /// starts at `*first`, making the queue if it is empty.
     #[inline]
-    fn push(&mut self, first: &mut u32, vc: u8, pool: &mut PacketPool, h: PacketId) {
+    fn push(&mut self, first: &mut u32, vc: u8, e: Queued) {
         // Find the queue, or the place for it in VC order.
         let (mut prev, mut v) = (NONE, *first);
         while v != NONE && self.voqs[v as usize].vc < vc {
             (prev, v) = (v, self.voqs[v as usize].next);
         }
         if v == NONE || self.voqs[v as usize].vc != vc {
-            let new = self.new_voq(Voq { queue: PacketQueue::default(), next: v, vc, row: 0 });
+            let new = self.new_voq(Voq { queue: PacketRing::default(), next: v, vc, row: 0 });
             if prev == NONE {
                 *first = new;
             } else {
@@ -134,15 +151,31 @@ impl Switches {
             }
             v = new;
         }
-        self.voqs[v as usize].queue.push(pool, h);
+        self.push_to(v, e);
     }
 
-    /// Stores queue `q` in a free slot and returns its handle.
+    /// Appends packet `e` to queue `v`.
+    #[inline]
+    pub(super) fn push_to(&mut self, v: u32, e: Queued) {
+        let q = &mut self.voqs[v as usize].queue;
+        self.store.push(q, e);
+    }
+
+    /// Takes the head of queue `v` (it must hold one).
+    #[inline]
+    pub(super) fn pop_from(&mut self, v: u32) -> PacketId {
+        let q = &mut self.voqs[v as usize].queue;
+        self.store.pop(q).h
+    }
+
+    /// Stores queue `q` in a free slot and returns its handle. A reused
+    /// slot keeps its ring's region.
     #[inline]
     pub(super) fn new_voq(&mut self, q: Voq) -> u32 {
         match self.free_voqs.pop() {
             Some(i) => {
-                self.voqs[i as usize] = q;
+                let ring = self.voqs[i as usize].queue.cleared();
+                self.voqs[i as usize] = Voq { queue: ring, ..q };
                 i
             }
             None => {
@@ -161,13 +194,13 @@ impl Switches {
     /// Takes the head of the VC `vc` queue of the output whose list starts
     /// at `*first` (it must hold one), dropping the queue once empty.
     #[inline]
-    fn pop(&mut self, first: &mut u32, vc: u8, pool: &PacketPool) -> PacketId {
+    fn pop(&mut self, first: &mut u32, vc: u8) -> PacketId {
         let (mut prev, mut v) = (NONE, *first);
         while self.voqs[v as usize].vc != vc {
             (prev, v) = (v, self.voqs[v as usize].next);
         }
-        let q = &mut self.voqs[v as usize];
-        let h = q.queue.pop(pool);
+        let h = self.pop_from(v);
+        let q = &self.voqs[v as usize];
         if q.queue.is_empty() {
             let next = q.next;
             if prev == NONE {
@@ -178,6 +211,11 @@ impl Switches {
             self.free_voqs.push(v);
         }
         h
+    }
+
+    /// The packets queued in `q`, head first.
+    pub fn packets<'a>(&'a self, q: &'a Voq) -> impl Iterator<Item = PacketId> + 'a {
+        self.store.iter(&q.queue).map(|e| e.h)
     }
 
     /// Time input port of rate `rate` needs to read `wire` bytes into the crossbar.
@@ -269,7 +307,8 @@ impl Simulation {
             return;
         }
         let first = &mut self.channels.tx[out].queues;
-        self.switches.push(first, vc as u8, &mut self.pool, h);
+        let in_ch = self.pool.hot(h).in_ch;
+        self.switches.push(first, vc as u8, Queued { ready, h, in_ch, wire });
         if data {
             // Acks and CNPs are no flow of their own: congestion control sees data only.
             self.cc.on_egress_enqueue(out, to_endpoint, src);
@@ -326,24 +365,24 @@ impl Simulation {
         let mut v = self.channels.tx[ch].queues;
         while v != NONE {
             let Voq { queue: q, next, vc, .. } = self.switches.voqs[v as usize];
-            let vc = vc as usize;
+            let (vc, head) = (vc as usize, q.head);
             v = next;
-            if q.head_ready > now {
-                wake = wake.min(q.head_ready);
+            if head.ready > now {
+                wake = wake.min(head.ready);
                 continue;
             }
-            if to_switch && !self.channels.has_credits(ch, vc, q.head_wire, now) {
+            if to_switch && !self.channels.has_credits(ch, vc, head.wire, now) {
                 credit_blocked = true;
                 continue;
             }
-            let read = || self.switches.read_time(self.channels.tx[q.head_in_ch].rate, q.head_wire);
-            if self.channels.xbar_busy(q.head_in_ch, now, read) {
-                wake = wake.min(self.channels.tx[q.head_in_ch].xbar.until);
+            let read = || self.switches.read_time(self.channels.tx[head.in_ch].rate, head.wire);
+            if self.channels.xbar_busy(head.in_ch, now, read) {
+                wake = wake.min(self.channels.tx[head.in_ch].xbar.until);
                 continue;
             }
             let c = if ncls > 1 { self.vcs.class_of(vc) } else { 0 };
-            if best[c].is_none_or(|(r, _)| q.head_ready < r) {
-                best[c] = Some((q.head_ready, vc));
+            if best[c].is_none_or(|(r, _)| head.ready < r) {
+                best[c] = Some((head.ready, vc));
             }
         }
         let chosen = if ncls == 1 { best[0].map(|b| b.1) } else { self.pick_class_vc(ch, &best[..ncls], &mut wake) };
@@ -405,7 +444,7 @@ impl Simulation {
     /// Sends the head of queue (`ch`, `vc`) now.
     fn transmit(&mut self, ch: ChannelId, vc: usize, to_switch: bool) {
         let first = &mut self.channels.tx[ch].queues;
-        let h = self.switches.pop(first, vc as u8, &self.pool);
+        let h = self.switches.pop(first, vc as u8);
         if self.cc.active() && self.pool.hot(h).kind == PacketKind::Data {
             self.mark_congestion(h, ch, !to_switch);
         }

@@ -33,7 +33,7 @@ use crate::error::{ConfigError, Result};
 use crate::congestion::CongestionControl;
 use crate::ids::{ChannelId, Id, IdVec, PacketId, SwitchId};
 use crate::network::{End, Network, NONE};
-use crate::packet::PacketQueue;
+use super::voq::{PacketRing, Queued};
 use crate::units::Ps;
 
 /// What the tiled model keeps besides the request queues (which live in
@@ -120,20 +120,20 @@ impl Simulation {
                 let mut v = first;
                 while v != NONE {
                     let q = &self.switches.voqs[v as usize];
-                    if q.vc as usize == vc && q.queue.head_in_ch == in_ch {
+                    if q.vc as usize == vc && q.queue.head.in_ch == in_ch {
                         break;
                     }
                     v = q.next;
                 }
                 if v == NONE {
-                    v = self.switches.new_voq(Voq { queue: PacketQueue::default(), next: first, vc: vc as u8, row });
+                    v = self.switches.new_voq(Voq { queue: PacketRing::default(), next: first, vc: vc as u8, row });
                     self.channels.tx[out].queues = v;
                 }
                 v
             }
         };
         self.switches.tiles.as_mut().expect("the tiled model is on").recent[in_ch] = v;
-        self.switches.voqs[v as usize].queue.push(&mut self.pool, h);
+        self.switches.push_to(v, Queued { ready, h, in_ch, wire });
         self.cc.on_egress_enqueue(out, to_endpoint, src);
         let t = &mut self.channels.tx[out];
         t.queued_bytes += wire as u64;
@@ -152,7 +152,7 @@ impl Simulation {
     fn recent_request(&self, in_ch: ChannelId, out: ChannelId, vc: usize) -> Option<u32> {
         let v = self.switches.tiles.as_ref().expect("the tiled model is on").recent[in_ch];
         let q = self.switches.voqs.get(v as usize)?;
-        let hit = !q.queue.is_empty() && q.vc as usize == vc && q.queue.head_in_ch == in_ch && self.pool.hot(q.queue.tail).ch == out;
+        let hit = !q.queue.is_empty() && q.vc as usize == vc && q.queue.head.in_ch == in_ch && self.pool.hot(self.switches.store.tail(&q.queue).h).ch == out;
         hit.then_some(v)
     }
 
@@ -221,7 +221,7 @@ impl Simulation {
             return self.retry_later(ch, wake, credit_blocked);
         };
         let q = self.switches.voqs[granted as usize];
-        let lead = self.grant_lead(ch, q.queue.head_in_ch, q.queue.head_wire);
+        let lead = self.grant_lead(ch, q.queue.head.in_ch, q.queue.head.wire);
         let busy_until = self.channels.tx[ch].busy_until;
         if busy_until > now + lead {
             self.schedule_try(ch, busy_until - lead);
@@ -242,7 +242,7 @@ impl Simulation {
             self.mark_congestion(h, ch, !to_switch);
         }
         let t = &mut self.channels.tx[ch];
-        t.queued_bytes -= q.queue.head_wire as u64;
+        t.queued_bytes -= q.queue.head.wire as u64;
         t.queued_packets -= 1;
         self.tiled_grant(h, ch, q.vc as usize, to_switch, now);
         let t = &self.channels.tx[ch];
@@ -267,8 +267,8 @@ impl Simulation {
             v = q.next;
             if self.grantable(ch, &q, now, to_switch, wake, credit_blocked) {
                 let c = self.vcs.class_of(q.vc as usize);
-                if best[c].is_none_or(|(r, _)| q.queue.head_ready < r) {
-                    best[c] = Some((q.queue.head_ready, c));
+                if best[c].is_none_or(|(r, _)| q.queue.head.ready < r) {
+                    best[c] = Some((q.queue.head.ready, c));
                 }
             }
         }
@@ -280,11 +280,11 @@ impl Simulation {
     /// head becomes ready and notes a credit shortfall.
     #[inline]
     fn grantable(&mut self, ch: ChannelId, q: &Voq, now: Ps, to_switch: bool, wake: &mut Ps, credit_blocked: &mut bool) -> bool {
-        if q.queue.head_ready > now {
-            *wake = (*wake).min(q.queue.head_ready);
+        if q.queue.head.ready > now {
+            *wake = (*wake).min(q.queue.head.ready);
             return false;
         }
-        if to_switch && !self.channels.has_credits(ch, q.vc as usize, q.queue.head_wire, now) {
+        if to_switch && !self.channels.has_credits(ch, q.vc as usize, q.queue.head.wire, now) {
             *credit_blocked = true;
             return false;
         }
@@ -299,8 +299,8 @@ impl Simulation {
         if tiles.column_free[ch.index() * tiles.rows + q.row as usize] > now {
             return false;
         }
-        let in_ch = q.queue.head_in_ch;
-        let cross = || self.switches.read_time(self.channels.tx[in_ch].rate, q.queue.head_wire);
+        let in_ch = q.queue.head.in_ch;
+        let cross = || self.switches.read_time(self.channels.tx[in_ch].rate, q.queue.head.wire);
         !self.channels.xbar_busy(in_ch, now, cross)
     }
 
@@ -325,7 +325,7 @@ impl Simulation {
             if !self.grantable(ch, &q, now, to_switch, wake, credit_blocked) {
                 continue;
             }
-            let age = (q.queue.head_ready, q.queue.head_in_ch.0, q.vc);
+            let age = (q.queue.head.ready, q.queue.head.in_ch.0, q.vc);
             let r = q.row as usize;
             if best[r].is_none_or(|(a, _)| age < a) {
                 best[r] = Some((age, this));
@@ -362,7 +362,7 @@ impl Simulation {
     /// Takes the head of request queue `v` of output `ch`, dropping the
     /// queue from the output's list once empty.
     fn pop_request(&mut self, ch: ChannelId, v: u32) -> PacketId {
-        let h = self.switches.voqs[v as usize].queue.pop(&self.pool);
+        let h = self.switches.pop_from(v);
         if self.switches.voqs[v as usize].queue.is_empty() {
             let next = self.switches.voqs[v as usize].next;
             let first = self.channels.tx[ch].queues;

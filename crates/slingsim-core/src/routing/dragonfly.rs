@@ -140,16 +140,27 @@ fn pick_global(df: &Dragonfly, s: SwitchId, from: u32, to: u32, target: SwitchId
     let base = df.all_global_links().as_ptr() as usize;
     let offset = (links.as_ptr() as usize - base) / std::mem::size_of::<crate::topology::dragonfly::GlobalLink>();
     let hops = |l: &crate::topology::dragonfly::GlobalLink| (l.from != s) as u32 + (!target.is_none() && l.to != target) as u32;
-    let (mut best, mut ties) = (u32::MAX, 0u64);
-    for l in links {
+    // One pass collects the shortest; a pair with more than `MAX_FAN` of
+    // them takes a second pass instead (the same choice from the same draw).
+    const MAX_FAN: usize = 32;
+    let mut fan = [0u32; MAX_FAN];
+    let (mut best, mut ties) = (u32::MAX, 0usize);
+    for (i, l) in links.iter().enumerate() {
         let h = hops(l);
         if h < best {
-            (best, ties) = (h, 1);
-        } else if h == best {
+            (best, ties) = (h, 0);
+        }
+        if h == best {
+            if ties < MAX_FAN {
+                fan[ties] = i as u32;
+            }
             ties += 1;
         }
     }
-    let mut k = if ties > 1 { rng.below(ties) } else { 0 };
+    let mut k = if ties > 1 { rng.below(ties as u64) as usize } else { 0 };
+    if ties <= MAX_FAN {
+        return offset as u32 + fan[k];
+    }
     for (i, l) in links.iter().enumerate() {
         if hops(l) == best {
             if k == 0 {

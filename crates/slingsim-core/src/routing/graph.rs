@@ -76,37 +76,52 @@ fn step(g: &GraphTopology, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &m
     }
     let want = g.distance(s, target).wrapping_sub(1);
     // The cheapest neighbours one hop closer (all of them unless
-    // adaptive), then one of them uniformly, with one random draw.
+    // adaptive), then one of them uniformly, with one random draw. One
+    // pass collects them; a switch with more than `MAX_FAN` of them takes
+    // a second pass instead (the same choice, from the same draw).
+    const MAX_FAN: usize = 64;
+    let mut fan = [ChannelId::NONE; MAX_FAN];
     let mut best = u64::MAX;
-    let mut ties = 0u64;
+    let mut ties = 0usize;
     for nb in g.neighbors(s) {
         if g.distance(nb.switch, target) != want {
             continue;
         }
         let cost = if adaptive { occupancy(nb.channel) } else { 0 };
         if cost < best {
-            (best, ties) = (cost, 1);
-        } else if cost == best {
+            (best, ties) = (cost, 0);
+        }
+        if cost == best {
+            if ties < MAX_FAN {
+                fan[ties] = nb.channel;
+            }
             ties += 1;
         }
     }
-    let mut k = if ties > 1 { rng.below(ties) } else { 0 };
-    let mut chosen = ChannelId::NONE;
+    let k = if ties > 1 { rng.below(ties as u64) as usize } else { 0 };
+    let chosen = if ties <= MAX_FAN { fan[k] } else { kth_cheapest(g, s, target, want, best, k, adaptive, occupancy) };
+    debug_assert!(!chosen.is_none(), "no shortest-path neighbour from switch {s} toward {target}");
+    chosen
+}
+
+/// The `k`th neighbour of `s` one hop closer to `target` whose cost is
+/// `best` (the slow path of [`step`], for switches with many of them).
+/// Occupancies are read again: reading absorbs returned credits, which
+/// changes nothing a second read sees.
+#[cold]
+#[allow(clippy::too_many_arguments)]
+fn kth_cheapest(g: &GraphTopology, s: SwitchId, target: SwitchId, want: u8, best: u64, mut k: usize, adaptive: bool, occupancy: &mut impl FnMut(ChannelId) -> u64) -> ChannelId {
     for nb in g.neighbors(s) {
         if g.distance(nb.switch, target) != want {
             continue;
         }
-        // Occupancies are read again: reading absorbs returned credits, which
-        // changes nothing a second read sees.
         let cost = if adaptive { occupancy(nb.channel) } else { 0 };
         if cost == best {
             if k == 0 {
-                chosen = nb.channel;
-                break;
+                return nb.channel;
             }
             k -= 1;
         }
     }
-    debug_assert!(!chosen.is_none(), "no shortest-path neighbour from switch {s} toward {target}");
-    chosen
+    ChannelId::NONE
 }

@@ -143,8 +143,10 @@ const WHEEL: usize = 1 << 12;
 /// busiest bucket ever seen times the number of buckets.
 const KEEP_CAPACITY: usize = 64;
 /// Allocations given back are kept, up to this many, for the next buckets
-/// that fill: a busy network fills every bucket with thousands of events,
-/// and growing each from nothing copied every event once more.
+/// that outgrow `KEEP_CAPACITY`: a busy network fills every bucket with
+/// thousands of events, and growing each from nothing copied every event
+/// once more. Only a bucket that grows that large takes one, so small
+/// buckets keep small allocations.
 const SPARE_BUFFERS: usize = 32;
 /// Buckets up to this size are sorted by insertion, up to `MERGE_SORT_MAX`
 /// by a stable merge sort, larger ones by counting.
@@ -238,9 +240,13 @@ impl EventQueue {
         } else if abs < self.cur + WHEEL as u64 {
             let b = (abs as usize) & (WHEEL - 1);
             let bucket = &mut self.buckets[b];
-            if bucket.capacity() == 0 {
-                if let Some(spare) = self.spares.pop() {
-                    *bucket = spare;
+            if bucket.len() == bucket.capacity() && bucket.len() >= KEEP_CAPACITY {
+                // About to grow a large bucket: a spare saves the copies.
+                if let Some(mut spare) = self.spares.pop() {
+                    if spare.capacity() > bucket.len() {
+                        spare.extend_from_slice(bucket);
+                        *bucket = spare;
+                    }
                 }
             }
             bucket.push(e);

@@ -92,8 +92,9 @@ struct Line([Slot; 4]);
 /// channel's previous one, and a channel with three or fewer returns on
 /// the wire keeps them in the one line that also holds the header: a
 /// channel's returns share cache lines, where a list of single slots
-/// scattered them. Rings grow by doubling; a ring given up goes to a free
-/// list of its size.
+/// scattered them. Rings grow by doubling; a ring outgrown, or emptied
+/// of returns, goes to a free list of its size, whose most recently freed
+/// ring (likely still in the cache) is the next one taken.
 #[derive(Default)]
 struct ReturnRings {
     arena: Vec<Line>,
@@ -152,6 +153,14 @@ impl ReturnRings {
             self.free.resize_with(k + 1, Vec::new);
         }
         self.free[k].push(line);
+    }
+
+    /// Gives the (empty) ring at `line` back.
+    #[inline]
+    fn release(&mut self, line: u32) {
+        let (_, len, cap) = self.header(line);
+        debug_assert_eq!(len, 0, "a ring given back is empty");
+        self.give_ring(line, cap);
     }
 
     /// The earliest return of the ring at `line`, if any.
@@ -395,6 +404,12 @@ impl Channels {
             }
             self.add_credits(ch, r.vc as usize, r.bytes as i64);
             self.returns.pop(line);
+        }
+        if next == NEVER && line != NONE {
+            // Nothing on the wire: the ring goes back, so memory follows
+            // the channels with credits in flight, not every channel.
+            self.returns.release(line);
+            self.tx[ch].returns = NONE;
         }
         self.tx[ch].next_credit_at = next;
         next

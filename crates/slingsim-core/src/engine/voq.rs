@@ -125,10 +125,11 @@ impl QueueStore {
         self.entries[q.slot(q.len - 1)]
     }
 
-    /// Doubles the ring of `q` (or gives it its first eight slots).
+    /// Doubles the ring of `q` (or gives it its first two slots: most
+    /// queues hold a packet or two).
     #[cold]
     fn grow(&mut self, q: &mut PacketRing) {
-        let cap = (q.cap * 2).max(8);
+        let cap = (q.cap * 2).max(2);
         let k = cap.trailing_zeros() as usize;
         let off = match self.free.get_mut(k).and_then(|f| f.pop()) {
             Some(off) => off,

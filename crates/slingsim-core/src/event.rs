@@ -51,6 +51,12 @@ impl Ahead {
         (self.0 >> 60 == 0).then_some(PacketId(self.0 as u32))
     }
 
+    /// The source and member of a `Generate` event.
+    #[inline]
+    pub fn generate(self) -> Option<(u16, u32)> {
+        (self.0 >> 60 == 2).then_some(((self.0 >> 32) as u16, self.0 as u32))
+    }
+
     /// The channel of a `TryOutput` event.
     #[inline]
     pub fn try_output(self) -> Option<ChannelId> {

@@ -56,6 +56,7 @@ use crate::config::Config;
 use crate::event::{Event, EventQueue};
 use crate::network::Network;
 use crate::packet::PacketPool;
+use crate::routing;
 use crate::topology::Topology;
 use crate::units::Ps;
 use std::time::Instant;
@@ -352,8 +353,10 @@ impl Simulation {
     /// them. Each stage reads only what the stage before fetched an event
     /// earlier: the third event ahead gets its packet (or transmitter)
     /// fetched; the second, whose packet is then at hand, the channel its
-    /// packet is on (or the first queue of its output); the next, whose
-    /// channel is then at hand, that channel's credit returns (or the
+    /// packet is on (or the first queue of its output, or for a message
+    /// about to be made, its NIC's queue and transmitter); the next, whose
+    /// channel is then at hand, that channel's credit returns and the
+    /// outputs it will likely take at the switch it arrives at (or the
     /// packet at the head of that queue, the entry behind it and the
     /// output's credit returns).
     #[inline]
@@ -373,14 +376,37 @@ impl Simulation {
             if let Some(t) = self.channels.tx.get(c) {
                 self.switches.prefetch_queues(t.queues);
             }
+        } else if let Some((source, member)) = second.generate() {
+            self.prefetch_source_nic(source, member);
         }
         if let Some(h) = next.arrive() {
-            self.channels.prefetch_returns(self.pool.hot(h).ch);
+            let p = self.pool.hot(h);
+            self.channels.prefetch_returns(p.ch);
+            self.prefetch_outputs(p);
         } else if let Some(c) = next.try_output() {
             if let Some(t) = self.channels.tx.get(c) {
                 self.switches.prefetch_first_head(t.queues, &self.pool);
             }
             self.channels.prefetch_returns(c);
+        }
+    }
+
+    /// Hints the processor to fetch the transmitters packet `p` will
+    /// likely leave its next switch through (both lines: where they lead,
+    /// whether they are free, their credits), as routing would choose
+    /// them by the packet's routing state alone. Routing still decides
+    /// when the packet arrives.
+    #[inline]
+    fn prefetch_outputs(&self, p: &crate::packet::PacketHot) {
+        let Some(t) = self.channels.tx.get(p.ch) else { return };
+        let s = t.to_switch;
+        if s.is_none() {
+            return;
+        }
+        let mut fetch = |c: ChannelId| self.channels.prefetch_transmitter(c);
+        match &self.topo {
+            Topology::Dragonfly(df) => routing::adaptive::Paths::likely_next(df, &self.net, s, p, &mut fetch),
+            Topology::Graph(g) => routing::adaptive::Paths::likely_next(g, &self.net, s, p, &mut fetch),
         }
     }
 

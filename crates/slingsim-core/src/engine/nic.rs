@@ -140,6 +140,25 @@ impl Simulation {
         }
     }
 
+    /// Hints the processor to fetch what queueing a message of traffic
+    /// source `source` at its member `member` touches: the queue and the
+    /// transmitter of the NIC it will leave from (with rails chosen in
+    /// turn; other rail choices depend on the destination, not yet drawn).
+    #[inline]
+    pub(crate) fn prefetch_source_nic(&self, source: u16, member: u32) {
+        let Some(node) = self.traffic.sources.get(source as usize).and_then(|s| s.nodes.get(member as usize)) else { return };
+        let a = NodeId(*node);
+        let rails = self.net.rails;
+        let rail = match self.nics.rail_selection {
+            RailSelection::RoundRobin => self.nics.next_rail[a] % rails,
+            _ if rails == 1 => 0,
+            _ => return,
+        };
+        let e = self.net.endpoint_of(a, rail);
+        crate::packet::prefetch_read(&self.nics.queue[e] as *const VecDeque<u32> as *const u8);
+        self.channels.prefetch_transmitter(self.net.endpoint_up[e]);
+    }
+
     /// The rail a message from node `a` to node `b` leaves on (and arrives
     /// on: the same rail index at the destination).
     fn choose_rail(&mut self, a: NodeId, b: NodeId) -> u32 {

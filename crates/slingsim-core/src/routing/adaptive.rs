@@ -33,6 +33,13 @@ pub trait Paths {
     fn committed_channel(&self, _net: &Network, _cand: &Packet) -> ChannelId {
         ChannelId::NONE
     }
+
+    /// Calls `f` on the channels `pkt` may leave switch `s` on if it
+    /// follows its routing state (where the topology offers several equal
+    /// next hops, each of them), without changing the packet or drawing
+    /// random numbers: the engine fetches them before the packet arrives.
+    /// A hint only: routing decides later, and may decide otherwise.
+    fn likely_next(&self, _net: &Network, _s: SwitchId, _pkt: &Packet, _f: &mut dyn FnMut(ChannelId)) {}
 }
 
 /// Minimal and non-minimal candidates an adaptive mode compares.

@@ -36,6 +36,10 @@ impl Paths for Dragonfly {
         }
     }
 
+    fn likely_next(&self, net: &Network, s: SwitchId, pkt: &Packet, f: &mut dyn FnMut(ChannelId)) {
+        likely_next(self, net, s, pkt, f)
+    }
+
     /// The global link the path heads for, a hop away.
     fn committed_channel(&self, net: &Network, cand: &Packet) -> ChannelId {
         if cand.global_link == NONE {
@@ -121,6 +125,47 @@ fn step(df: &Dragonfly, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut 
         net.out_channel(s, link.port)
     } else {
         local_hop(df, net, s, link.from, rng)
+    }
+}
+
+/// [`step`]'s choice read without taking it: every channel it may return
+/// from `s` for `pkt` (nothing where it would first pick a global link).
+fn likely_next(df: &Dragonfly, net: &Network, s: SwitchId, pkt: &Packet, f: &mut dyn FnMut(ChannelId)) {
+    let gs = df.group(s);
+    let mut via_group = pkt.via_group();
+    let mut via_switch = pkt.via_switch();
+    let mut global_link = pkt.global_link;
+    if via_group == gs {
+        via_group = NONE;
+        via_switch = SwitchId::NONE;
+        global_link = NONE;
+    }
+    if via_switch == s {
+        via_switch = SwitchId::NONE;
+    }
+    let local = |t: SwitchId, f: &mut dyn FnMut(ChannelId)| {
+        for j in 0..df.local_links_per_pair.min(2) {
+            f(net.out_channel(s, df.local_port(s, t, j)));
+        }
+    };
+    if !via_switch.is_none() {
+        return local(via_switch, f);
+    }
+    if s == pkt.dst_switch && via_group == NONE {
+        return f(net.endpoint_down[pkt.dst]);
+    }
+    let target_group = if via_group != NONE { via_group } else { df.group(pkt.dst_switch) };
+    if gs == target_group {
+        return local(pkt.dst_switch, f);
+    }
+    if global_link == NONE {
+        return;
+    }
+    let link = df.all_global_links()[global_link as usize];
+    if link.from == s {
+        f(net.out_channel(s, link.port))
+    } else {
+        local(link.from, f)
     }
 }
 

@@ -30,6 +30,20 @@ impl Paths for GraphTopology {
         step(self, net, s, pkt, rng, adaptive, occupancy)
     }
 
+    /// The neighbours one hop closer to the packet's target (up to four:
+    /// a fat tree's way up may offer many, its way down one).
+    fn likely_next(&self, net: &Network, s: SwitchId, pkt: &Packet, f: &mut dyn FnMut(ChannelId)) {
+        let via = pkt.via_switch();
+        let target = if !via.is_none() && via != s { via } else { pkt.dst_switch };
+        if target == s {
+            return f(net.endpoint_down[pkt.dst]);
+        }
+        let want = self.distance(s, target).wrapping_sub(1);
+        for nb in self.neighbors(s).iter().filter(|nb| self.distance(nb.switch, target) == want).take(4) {
+            f(nb.channel);
+        }
+    }
+
     fn path_hops(&self, s: SwitchId, pkt: &Packet, cand: &Packet, nonminimal: bool) -> u32 {
         if nonminimal {
             self.distance(s, cand.via_switch()) as u32 + self.distance(cand.via_switch(), pkt.dst_switch) as u32

@@ -585,6 +585,8 @@ EXPERIMENTS = {
                         "nodes on one switch of an idle Malbec", "software_layers", "run_software_layers"),
     "nic-bandwidth": ("[Roweth] Fig. 5, MPI point-to-point bandwidth of 16 processes per node with one Cassini NIC "
                       "per node or two", "nic_bandwidth", "run_nic_bandwidth"),
+    "rma-bandwidth": ("[Roweth] Fig. 6, SHMEM put bandwidth against transfer size for 1-64 processes on one Cassini "
+                      "NIC: half the 25 GB/s peak near 128 B with 16 or more", "rma_bandwidth", "run_rma_bandwidth"),
     "mpi-latency": ("[Roweth] Fig. 7, MPI latency against message size between two nodes on one switch with "
                     "Cassini NICs: flat to 96 B, a DMA read more above", "mpi_latency", "run_mpi_latency"),
     "matching-rate": ("[Roweth] Fig. 8, MPI message rate against failed match attempts per message for 1-16 pairs "

@@ -59,6 +59,14 @@ pub struct HostConfig {
     /// From the last byte in from the wire to the completion the CPU sees:
     /// the NIC's processing and its DMA write *(assumed)*.
     pub nic_recv_latency_ns: f64,
+    /// Time the NIC's command unit spends on each message or one-sided
+    /// operation a CPU posts, one after another per NIC (0: no limit). It
+    /// caps the rate a node's processes together can hand the NIC
+    /// commands at: Cassini's is *assumed* 10 ns, the same 100 million
+    /// messages per second as its matching unit (`[host.matching]`), which
+    /// puts [Roweth] Fig. 6's half-peak put bandwidth at about 128 B once
+    /// 16 or more processes share a NIC.
+    pub nic_command_ns: f64,
     /// Payloads up to this many bytes travel in the command itself; larger
     /// ones the NIC reads from memory first (Cassini: 96, [Roweth] Fig. 7;
     /// 0: every payload is read, its cost inside `nic_send_latency_ns`).
@@ -96,6 +104,7 @@ impl Default for HostConfig {
             libfabric_overhead_ns: 100.0,
             nic_send_latency_ns: 450.0,
             nic_recv_latency_ns: 400.0,
+            nic_command_ns: 0.0,
             inline_bytes: 0,
             dma_read_ns: 0.0,
             eager_copies: true,
@@ -115,6 +124,7 @@ impl HostConfig {
             ("host.libfabric_overhead_ns", self.libfabric_overhead_ns),
             ("host.nic_send_latency_ns", self.nic_send_latency_ns),
             ("host.nic_recv_latency_ns", self.nic_recv_latency_ns),
+            ("host.nic_command_ns", self.nic_command_ns),
             ("host.dma_read_ns", self.dma_read_ns),
             ("host.delivery_complete_ns", self.delivery_complete_ns),
         ] {
@@ -145,6 +155,8 @@ pub struct HostCosts {
     pub mpi_layer: bool,
     pub nic_send: Ps,
     pub nic_recv: Ps,
+    /// The NIC command unit's time per posted operation (zero: no limit).
+    pub nic_command: Ps,
     pub inline_bytes: u64,
     pub dma_read: Ps,
     pub eager_copies: bool,
@@ -162,6 +174,7 @@ impl HostCosts {
             mpi_layer: c.layer == SoftwareLayer::Mpi,
             nic_send: ns_to_ps(c.nic_send_latency_ns),
             nic_recv: ns_to_ps(c.nic_recv_latency_ns),
+            nic_command: ns_to_ps(c.nic_command_ns),
             inline_bytes: c.inline_bytes,
             dma_read: ns_to_ps(c.dma_read_ns),
             eager_copies: c.eager_copies && c.layer != SoftwareLayer::Verbs,

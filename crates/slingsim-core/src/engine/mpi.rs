@@ -316,8 +316,9 @@ impl Simulation {
     /// What a NIC sends on its own pays no host send latency.
     pub(super) fn mpi_ship_after(&mut self, from: u32, to: u32, bytes: u64, wire: Wire, at: Ps, not_before: Ps) {
         let id = self.mpi.add_wire(WireRecord { wire, from, to, bytes, via_memory: false });
-        let at = if self.mpi.ranks[from as usize].node != self.mpi.ranks[to as usize].node && !wire.from_nic() {
-            at + self.mpi.p().host.send_latency(bytes)
+        let node = self.mpi.ranks[from as usize].node;
+        let at = if node != self.mpi.ranks[to as usize].node && !wire.from_nic() {
+            self.nic_command_slot(node, at) + self.mpi.p().host.send_latency(bytes)
         } else {
             at
         };
@@ -519,6 +520,25 @@ impl Simulation {
                 m.walk(failed, t, &mut rt.nic_match_busy[node])
             }
         }
+    }
+
+    /// When the NIC command unit of `node` takes up a command written at
+    /// `at`: commands wait their turn, each holding the unit for
+    /// `host.nic_command_ns` (shared by the node's NICs, so a node with
+    /// several takes one every `nic_command_ns / rails`).
+    fn nic_command_slot(&mut self, node: u32, at: Ps) -> Ps {
+        let step = self.mpi.p().host.nic_command;
+        if step == Ps::ZERO {
+            return at;
+        }
+        let step = Ps(step.0 / self.net.rails.max(1) as u64);
+        let busy = &mut self.mpi.nic_command_busy;
+        if busy.len() <= node as usize {
+            busy.resize(node as usize + 1, Ps::ZERO);
+        }
+        let start = at.max(busy[node as usize]);
+        busy[node as usize] = start + step;
+        start
     }
 
     /// A receive (slot `req` of rank `d`) matched `env` at `t`.

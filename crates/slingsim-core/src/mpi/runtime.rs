@@ -119,6 +119,8 @@ pub struct Runtime {
     /// Until when each node's NIC matching unit is busy (matching in the
     /// NIC, [`crate::host::matching`]), indexed by node.
     pub nic_match_busy: Vec<Ps>,
+    /// Until when each node's NIC command unit is busy (`host.nic_command_ns`), indexed by node.
+    pub nic_command_busy: Vec<Ps>,
     /// Run-wide ids of one-sided operations, the result stores and the
     /// reliability models' counts ([`crate::host::reliability`]).
     pub next_op: u64,

@@ -13,9 +13,13 @@ Bisection: each node of the first 512 (groups 0-3) is paired at random
 messages each way per iteration; bandwidth is all
 bytes moved over the iteration time. The peak a row is compared with is the
 network's or, when lower, what the nodes can inject. Alltoall: one MPI_Alltoall of the size
-per pair over 1024 ranks per iteration. One process per node (the paper
-also runs more): an alltoall's point-to-point messages grow with the square
-of the ranks, and the network, not the processes, bounds the bandwidth.
+per pair over 1024 ranks per iteration. One process per node, where the
+paper runs several: an alltoall's point-to-point messages grow with the
+square of the ranks, so more would not be simulable at 1024 nodes. That
+choice bounds the alltoall here, not the network: one process keeps one
+message, on one rail, in flight, behind a rendezvous handshake above 16 KiB
+(docs/experiments.md measures it: 17.7% of the injection bound at 64 KiB
+with one process per node, 87% at 16 KiB with sixteen).
 """
 from __future__ import annotations
 

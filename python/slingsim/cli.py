@@ -585,6 +585,10 @@ EXPERIMENTS = {
                         "nodes on one switch of an idle Malbec", "software_layers", "run_software_layers"),
     "nic-bandwidth": ("[Roweth] Fig. 5, MPI point-to-point bandwidth of 16 processes per node with one Cassini NIC "
                       "per node or two", "nic_bandwidth", "run_nic_bandwidth"),
+    "packet-latency-background": ("[Roweth] Fig. 2 and Sec. II-F, trace packet latency beside an incast with and "
+                                  "without Slingshot's congestion management on Malbec, and the RFC 2544 frame rate "
+                                  "and port-to-port latency of one switch", "packet_latency_background",
+                                  "run_packet_latency_background"),
     "rma-bandwidth": ("[Roweth] Fig. 6, SHMEM put bandwidth against transfer size for 1-64 processes on one Cassini "
                       "NIC: half the 25 GB/s peak near 128 B with 16 or more", "rma_bandwidth", "run_rma_bandwidth"),
     "mpi-latency": ("[Roweth] Fig. 7, MPI latency against message size between two nodes on one switch with "

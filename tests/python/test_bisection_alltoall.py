@@ -1,11 +1,18 @@
-"""[DeSensi20] Fig. 6 in small: MPI_Alltoall drops where MPICH leaves Bruck's algorithm (above 256 B),
-nothing is lost, and no test beats the peak the network or the NICs allow."""
+"""[DeSensi20] Fig. 6 in small: MPICH's alltoall algorithms by size, nothing lost, no test beating the peak the
+network or the NICs allow, and every bisection pair crossing the cut."""
 from __future__ import annotations
+
+import copy
+
+import pytest
 
 from slingsim.experiments.bisection_alltoall import (
     bisection_partners,
+    cut_crossed,
     injection_tbytes_per_s,
+    key_figures,
     moved_bytes,
+    node_list,
     study_points,
 )
 from slingsim.sweep import run_summaries
@@ -18,13 +25,26 @@ def test_partners_pair_the_halves():
     assert bisection_partners(256, seed=1) != partner
 
 
-def test_alltoall_dips_above_256_bytes_and_nothing_is_lost():
-    chosen = [(l, c) for l, c in study_points(quick=True) if l["bytes"] in (256, 512)]
-    summaries = run_summaries([c for _, c in chosen], scheduler="sync")
-    rate = {}
-    for (labels, _), s in zip(chosen, summaries):
-        assert s.get("bytes_lost", 0) == 0
-        mean_ns = s["jobs"][labels["test"]]["iteration_ns"]["mean"]
-        rate[(labels["test"], labels["bytes"])] = moved_bytes(labels["test"], labels["nodes"], labels["bytes"]) / mean_ns / 1e3
-    assert rate[("alltoall", 512)] < 0.5 * rate[("alltoall", 256)]
-    assert max(rate.values()) < injection_tbytes_per_s(256)
+def test_alltoall_algorithms_by_size_lose_nothing_and_stay_under_injection():
+    """256 B runs Bruck, 512 B MPICH's scattered exchange (32 peers at a time); forced to pairwise exchange, one
+    peer at a time, 512 B takes far longer: the algorithm, not the network, sets the small-message rate."""
+    chosen = [(l, c) for l, c in study_points(quick=True) if l["bytes"] in (256, 512) and l["test"] == "alltoall"]
+    pairwise = copy.deepcopy(next(c for l, c in chosen if l["bytes"] == 512))
+    pairwise.setdefault("mpi", {}).setdefault("algorithms", {})["alltoall"] = "pairwise"
+    configs = [c for _, c in chosen] + [pairwise]
+    summaries = run_summaries(configs, scheduler="sync")
+    ns = [s["jobs"]["alltoall"]["iteration_ns"]["mean"] for s in summaries]
+    assert all(s.get("bytes_lost", 0) == 0 for s in summaries)
+    rate = [moved_bytes("alltoall", 256, b) / t / 1e3 for b, t in zip((256, 512, 512), ns)]
+    assert max(rate) < injection_tbytes_per_s(256)
+    assert rate[2] < 0.5 * rate[1], "pairwise exchange should be far slower than the scattered exchange at 512 B"
+
+
+def test_key_figures_and_the_cut():
+    rows = [{"test": t, "bytes": b, "tbytes_per_s": v, "fraction_of_peak": v / 6.4, "bytes_lost": 0}
+            for t, b, v in (("alltoall", 256, 0.5), ("alltoall", 512, 0.3), ("alltoall", 32768, 3.0),
+                            ("bisection", 1 << 20, 2.0))]
+    k = key_figures(rows, cut_crossed(node_list(True)))
+    assert k["alltoall_largest_bytes"] == 32768 and k["alltoall_peak_fraction"] == pytest.approx(3.0 / 6.4, abs=1e-4)
+    assert k["bisection_tbytes_per_s"] == 2.0 and k["drop_above_256B"] and k["cut_checked"]
+    assert not cut_crossed(list(range(256)))  # the first 256 nodes are two groups, both in the first half

@@ -27,6 +27,9 @@ pub enum Algorithm {
     Rabenseifner,
     Ring,
     Bruck,
+    /// MPICH's medium-message alltoall: nonblocking sends and receives to
+    /// [`ALLTOALL_THROTTLE`] peers at a time.
+    Scattered,
     Pairwise,
     Binomial,
     ScatterAllgather,
@@ -40,7 +43,7 @@ impl Algorithm {
         use Algorithm::*;
         match kind {
             Collective::Allreduce => &[("recursive_doubling", RecursiveDoubling), ("rabenseifner", Rabenseifner), ("ring", Ring)],
-            Collective::Alltoall => &[("bruck", Bruck), ("pairwise", Pairwise)],
+            Collective::Alltoall => &[("bruck", Bruck), ("scattered", Scattered), ("pairwise", Pairwise)],
             Collective::Bcast => &[("binomial", Binomial), ("scatter_allgather", ScatterAllgather)],
             Collective::Allgather => &[("recursive_doubling", RecursiveDoubling), ("ring", Ring)],
             Collective::ReduceScatter => &[("recursive_halving", RecursiveHalving), ("pairwise", Pairwise)],
@@ -65,6 +68,10 @@ impl Algorithm {
 /// MPICH's default switch points (bytes).
 const ALLREDUCE_SHORT: u64 = 2048;
 const ALLTOALL_SHORT: u64 = 256;
+const ALLTOALL_MEDIUM: u64 = 32_768;
+/// Peers a rank of the scattered alltoall exchanges with at once (MPICH's
+/// `MPIR_CVAR_ALLTOALL_THROTTLE`, default 32).
+pub const ALLTOALL_THROTTLE: u32 = 32;
 const BCAST_SHORT: u64 = 12_288;
 const BCAST_MIN_PROCS: u32 = 8;
 const ALLGATHER_LONG_TOTAL: u64 = 524_288;
@@ -87,6 +94,8 @@ pub fn resolve(kind: Collective, alg: Algorithm, bytes: u64, p: u32) -> Algorith
         Collective::Alltoall => {
             if bytes <= ALLTOALL_SHORT {
                 Bruck
+            } else if bytes <= ALLTOALL_MEDIUM {
+                Scattered
             } else {
                 Pairwise
             }
@@ -134,6 +143,7 @@ pub fn schedule(kind: Collective, alg: Algorithm, p: u32, r: u32, bytes: u64, ro
         Collective::Alltoall => match (alg, counts) {
             (_, Some(c)) => pairwise_alltoall(p, r, |peer| c.get(peer as usize).copied().unwrap_or(0)),
             (Algorithm::Bruck, None) => bruck(p, r, bytes),
+            (Algorithm::Scattered, None) => scattered_alltoall(p, r, bytes),
             _ => pairwise_alltoall(p, r, |_| bytes),
         },
         Collective::Bcast => match alg {
@@ -275,6 +285,27 @@ fn bruck(p: u32, r: u32, bytes: u64) -> Vec<Round> {
         k <<= 1;
     }
     out
+}
+
+/// MPICH's medium-message alltoall: the peers at offsets 0 to p - 1 in
+/// blocks of [`ALLTOALL_THROTTLE`]; in a block a rank receives from r + i and
+/// sends to r - i for each offset i, all posted at once, and waits for all of
+/// them. Offset 0 is the rank's own block, a local copy, so the first round
+/// has one peer fewer than the others (as in MPICH, whose first block
+/// includes itself).
+fn scattered_alltoall(p: u32, r: u32, bytes: u64) -> Vec<Round> {
+    (0..p)
+        .step_by(ALLTOALL_THROTTLE as usize)
+        .map(|start| {
+            let offsets = start.max(1)..(start + ALLTOALL_THROTTLE).min(p);
+            Round {
+                recvs: offsets.clone().map(|i| ((r + i) % p, bytes)).collect(),
+                sends: offsets.map(|i| ((r + p - i) % p, bytes)).collect(),
+                reduce_bytes: 0,
+            }
+        })
+        .filter(|round| !round.sends.is_empty())
+        .collect()
 }
 
 /// Alltoall by pairwise exchange: p - 1 rounds, partner r XOR i when p is a
@@ -433,6 +464,10 @@ mod tests {
         let m = balanced(Collective::Alltoall, Algorithm::Pairwise, p, 100, 0);
         assert_eq!(m.len(), (p * (p - 1)) as usize);
         assert!(m.values().all(|&b| b == 100));
+        // Scattered: the same, over blocks of 32 peers.
+        let m = balanced(Collective::Alltoall, Algorithm::Scattered, 70, 100, 0);
+        assert_eq!(m.len(), 70 * 69);
+        assert!(m.values().all(|&b| b == 100));
         // Allgather ring: each rank passes p - 1 blocks to its successor.
         let m = balanced(Collective::Allgather, Algorithm::Ring, p, 10, 0);
         assert!(m.values().all(|&b| b == 10 * (p as u64 - 1)));
@@ -447,7 +482,9 @@ mod tests {
     #[test]
     fn auto_switches_where_mpich_does() {
         assert_eq!(resolve(Collective::Alltoall, Algorithm::Auto, 256, 16), Algorithm::Bruck);
-        assert_eq!(resolve(Collective::Alltoall, Algorithm::Auto, 257, 16), Algorithm::Pairwise);
+        assert_eq!(resolve(Collective::Alltoall, Algorithm::Auto, 257, 16), Algorithm::Scattered);
+        assert_eq!(resolve(Collective::Alltoall, Algorithm::Auto, 32_768, 16), Algorithm::Scattered);
+        assert_eq!(resolve(Collective::Alltoall, Algorithm::Auto, 32_769, 16), Algorithm::Pairwise);
         assert_eq!(resolve(Collective::Allreduce, Algorithm::Auto, 2048, 16), Algorithm::RecursiveDoubling);
         assert_eq!(resolve(Collective::Allreduce, Algorithm::Auto, 2049, 16), Algorithm::Rabenseifner);
         assert_eq!(resolve(Collective::Bcast, Algorithm::Auto, 1 << 20, 16), Algorithm::ScatterAllgather);
@@ -461,6 +498,11 @@ mod tests {
         assert_eq!(schedule(Collective::Barrier, Algorithm::Auto, 5, 0, 0, 0, None).len(), 3);
         assert_eq!(schedule(Collective::Alltoall, Algorithm::Bruck, 8, 0, 8, 0, None).len(), 3);
         assert_eq!(schedule(Collective::Alltoall, Algorithm::Pairwise, 8, 0, 1024, 0, None).len(), 7);
+        // Scattered: blocks of 32 offsets, the first without the rank itself.
+        let rounds = schedule(Collective::Alltoall, Algorithm::Scattered, 70, 5, 1024, 0, None);
+        assert_eq!(rounds.iter().map(|r| r.sends.len()).collect::<Vec<_>>(), vec![31, 32, 6]);
+        assert_eq!(rounds[0].sends[0], (4, 1024));
+        assert_eq!(rounds[0].recvs[0], (6, 1024));
         // Non-power of two: 6 ranks fold onto 4; ranks 0 and 2 sit out.
         assert_eq!(schedule(Collective::Allreduce, Algorithm::RecursiveDoubling, 6, 0, 8, 0, None).len(), 2);
         assert_eq!(schedule(Collective::Allreduce, Algorithm::RecursiveDoubling, 6, 1, 8, 0, None).len(), 4);

@@ -24,7 +24,8 @@
 //! 2 x 8 sends plus the barrier's, incast, put incast and get broadcast 8
 //! per non-root rank (a window of 8 outstanding, as the bandwidth test
 //! keeps: an assumption, the congestors' windows are not in our papers),
-//! alltoall n - 1 (pairwise, 4 KiB).
+//! alltoall n - 1 (MPICH's medium-message exchange, 32 peers at a time, at
+//! 4 KiB).
 
 use super::aggressors::{alltoalls, toward_target, Reach};
 use super::Spec;

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from .cluster import BATCH_KINDS
+from .experiments.registry import EXPERIMENTS
 
 # Subcommands import the heavy modules (pyarrow, matplotlib, Dask) only when
 # they run, so `slingsim --help` and argument errors answer instantly.
@@ -203,6 +204,25 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scheduler(exp)
     _add_store(exp)
     _add_quiet(exp)
+
+    val = sub.add_parser("validate", help="run every recipe and compare it with the papers' numbers (docs/validation.md)",
+                         description="Run every recipe of `slingsim experiment` that the papers state a number or "
+                                     "an ordering for, and print one table: the paper's figure and number, ours, "
+                                     "whether the paper's ordering holds and whether ours is within 2x of it. "
+                                     "Each recipe's output goes to OUT/NAME. Exit status 1 if a recipe failed "
+                                     "(or, with --strict, if an ordering does not hold).")
+    val.add_argument("--quick", action="store_true", help="the recipes' quick modes (about half an hour on 2 cores)")
+    val.add_argument("--only", metavar="NAMES",
+                     help="comma-separated experiments to validate (default: every one with a claim)")
+    val.add_argument("--out", default="out/validate", metavar="DIR",
+                     help="folder of the recipes' outputs and validation.parquet (default: out/validate)")
+    val.add_argument("--markdown", metavar="FILE",
+                     help="also write the table as Markdown (docs/validation.md is this file)")
+    val.add_argument("--json", action="store_true", help="print {quick, counts, claims: [rows]} as JSON")
+    val.add_argument("--strict", action="store_true", help="exit 1 if any ordering the papers state does not hold")
+    _add_scheduler(val)
+    _add_store(val)
+    _add_quiet(val)
 
     demo = sub.add_parser("demo", help="latency vs load on Malbec for minimal, Valiant and UGAL routing",
                           description="Latency against offered load on Malbec (484 nodes) for minimal, "
@@ -447,15 +467,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_experiment(args: argparse.Namespace) -> int:
     """``slingsim experiment NAME``: one of the papers' experiments."""
-    import importlib
-
     from .atomic import check_replaceable
+    from .experiments.registry import recipe
 
     out = args.out or f"out/{args.name}"
     check_replaceable(out)
-    _, module, function = EXPERIMENTS[args.name]
-    recipe = getattr(importlib.import_module(f".experiments.{module}", __package__), function)
-    table = recipe(out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet, cache=store_of(args))
+    table = recipe(args.name)(out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet, cache=store_of(args))
     from .experiments.output import table_checks
     from .report import text_table
 
@@ -470,6 +487,47 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         if not isinstance(value, (dict, list)):
             print(f"{key}: {json.dumps(value)}")
     print(f"wrote {out}")
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """``slingsim validate``: every recipe against the papers, one table."""
+    from . import provenance
+    from .atomic import write_text
+    from .report import text_table
+    from .tables import write_rows
+    from .validation import HEADERS, markdown, run_validation, summary_counts, table_cells
+
+    only = [n for n in args.only.split(",") if n] if args.only else None
+
+    def said(name: str, outcome: object) -> None:
+        if not args.quiet:
+            error = getattr(outcome, "error")
+            state = f"failed: {error}" if error else "done"
+            print(f"validate: {name} {state} ({getattr(outcome, 'seconds'):.0f} s)", file=sys.stderr, flush=True)
+
+    started = provenance.now()
+    rows = run_validation(args.out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet,
+                          cache=store_of(args), only=only, on_recipe=said)
+    counts = summary_counts(rows)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_rows(out / "validation.parquet", rows, {
+        "command": provenance.command_line(), "version": provenance.VERSION, "commit": provenance.source_commit(),
+        "started": started, "platform": provenance.platform_info(), "quick": args.quick})
+    if args.markdown:
+        command = "slingsim validate" + (" --quick" if args.quick else "") + f" --markdown {args.markdown}"
+        write_text(Path(args.markdown), markdown(rows, args.quick, command, started[:10]))
+    if args.json:
+        print(json.dumps({"quick": args.quick, "counts": counts, "claims": rows, "out": str(out)}))
+    else:
+        print(text_table(HEADERS, [table_cells(r) for r in rows], left=5))
+        print(f"orderings: {counts['ordering_holds']} hold, {counts['ordering_fails']} do not, "
+              f"{counts['ordering_unread']} unread; within 2x: {counts['within_2x']}, outside: "
+              f"{counts['outside_2x']}; recipes failed: {counts['recipes_failed']}")
+        print(f"wrote {out}")
+    if counts["recipes_failed"] or (args.strict and counts["ordering_fails"]):
+        return 1
     return 0
 
 
@@ -560,67 +618,9 @@ def cmd_trace_write(args: argparse.Namespace) -> int:
     return 0
 
 
-EXPERIMENTS = {
-    "congestion-heatmap": ("[DeSensi20] Fig. 9, congestion impact of incast and all-to-all aggressors on victim jobs, "
-                           "Slingshot (Malbec) against Aries (Crystal)", "congestion_heatmap", "run_congestion_heatmap"),
-    "bursty-incast": ("[DeSensi20] Fig. 12, congestion impact of a bursty incast (message size x burst size x gap) "
-                      "on a 128 B alltoall on Slingshot (Malbec)", "bursty_incast", "run_bursty_incast"),
-    "tailbench": ("[DeSensi20] Fig. 8, request latency (median, p95, p99) of Silo, Xapian, Img-dnn and Sphinx alone "
-                  "and beside a 128 KiB incast, Slingshot (Malbec) against Aries (Crystal)", "tailbench",
-                  "run_tailbench"),
-    "traffic-classes-latency": ("[DeSensi20] Fig. 13, an 8 B allreduce beside a 256 KiB alltoall on Malbec tapered to "
-                                "25%, in the same traffic class or its own", "traffic_classes",
-                                "run_traffic_classes_latency"),
-    "traffic-classes-bandwidth": ("[DeSensi20] Fig. 14, two bisection jobs in one class or in TC1 (min 80%) and TC2 "
-                                  "(min 10%): bandwidth over time", "traffic_classes",
-                                  "run_traffic_classes_bandwidth"),
-    "congestion-distribution": ("[DeSensi20] Fig. 10, distribution of congestion impacts over victim/aggressor "
-                                "combinations by placement, aggressor PPN and node count, Slingshot against Aries",
-                                "congestion_distribution", "run_congestion_distribution"),
-    "node-distance": ("[DeSensi20] Fig. 4, latency (RTT/2) and bandwidth between two nodes on one switch, in one "
-                      "group and in two groups of an idle Malbec, 8 B to 2 MiB", "node_distance", "run_node_distance"),
-    "switch-latency": ("[DeSensi20] Fig. 2, switch latency as 2-hop minus 1-hop RTT/2 of 8 B RoCE ping-pongs from "
-                       "sampled nodes of an idle Malbec", "switch_latency", "run_switch_latency"),
-    "software-layers": ("[DeSensi20] Fig. 5, RTT/2 by message size through verbs, libfabric and MPI between two "
-                        "nodes on one switch of an idle Malbec", "software_layers", "run_software_layers"),
-    "nic-bandwidth": ("[Roweth] Fig. 5, MPI point-to-point bandwidth of 16 processes per node with one Cassini NIC "
-                      "per node or two", "nic_bandwidth", "run_nic_bandwidth"),
-    "packet-latency-background": ("[Roweth] Fig. 2 and Sec. II-F, trace packet latency beside an incast with and "
-                                  "without Slingshot's congestion management on Malbec, and the RFC 2544 frame rate "
-                                  "and port-to-port latency of one switch", "packet_latency_background",
-                                  "run_packet_latency_background"),
-    "rma-bandwidth": ("[Roweth] Fig. 6, SHMEM put bandwidth against transfer size for 1-64 processes on one Cassini "
-                      "NIC: half the 25 GB/s peak near 128 B with 16 or more", "rma_bandwidth", "run_rma_bandwidth"),
-    "mpi-latency": ("[Roweth] Fig. 7, MPI latency against message size between two nodes on one switch with "
-                    "Cassini NICs: flat to 96 B, a DMA read more above", "mpi_latency", "run_mpi_latency"),
-    "matching-rate": ("[Roweth] Fig. 8, MPI message rate against failed match attempts per message for 1-16 pairs "
-                      "on two nodes, Cassini NIC matching (slingshot-max) against software matching (Malbec's RoCE "
-                      "host)", "matching_rate", "run_matching_rate"),
-    "message-rate": ("[Roweth] Fig. 9, aggregate message rates of 1-32 processes per node on one Cassini NIC in "
-                     "the Sandia test's four patterns (single direction, pair-based, pre-posted, all-start) beside "
-                     "the simple message-rate test", "sandia_message_rate", "run_message_rate"),
-    "bisection-alltoall": ("[DeSensi20] Fig. 6, bisection and MPI_Alltoall bandwidth on the 1024 nodes of Shandy "
-                           "against their 6.4 and 12.8 TB/s peaks", "bisection_alltoall", "run_bisection_alltoall"),
-    "shandy-applications": ("[DeSensi20] Fig. 11, congestion impact on MILC, HPCG, LAMMPS and FFT proxies sharing all "
-                            "1024 Shandy nodes with an incast or all-to-all aggressor, random placement",
-                            "shandy_applications", "run_shandy_applications"),
-    "app-aware-routing": ("[DeSensi19] Sec. 5, application-aware routing against ADAPTIVE and ADAPTIVE WITH HIGH BIAS "
-                          "on Aries (Crystal): ping-pong, allreduce, alltoall, halo3d", "app_aware_routing",
-                          "run_app_aware_routing"),
-    "aries-pingpong-routing": ("[DeSensi19] Fig. 7, 4 MiB ping-pong inside one group and across two of Aries "
-                               "(Crystal) under ADAPTIVE and ADAPTIVE WITH HIGH BIAS: time, NIC latency L, stalls s "
-                               "and the Eq. 2 estimate", "aries_pingpong_routing", "run_aries_pingpong_routing"),
-    "fitfly-rails": ("[McGlohon19] Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
-                     "fitfly_rails", "run_fitfly_rails"),
-    "fitfly-networks": ("[McGlohon19] Figs. 4-9 and Table 3, AMG and MultiGrid beside 0-72.5% background on Slim Fly, "
-                        "Fit Fly, Dragonfly and Megafly, and the equalised-bandwidth Fit Fly FDR and Slim Fly HDR: "
-                        "maximum communication time, mean packet latency, mean hops", "fitfly_networks",
-                        "run_fitfly_networks"),
-}
-"""Experiment name -> (what it reproduces, module in slingsim.experiments, recipe function)."""
 
 COMMANDS = {"run": cmd_run, "topo": cmd_topo, "sweep-load": cmd_sweep_load, "demo": cmd_demo, "bench": cmd_bench,
-            "experiment": cmd_experiment, "gpcnet": cmd_gpcnet, "trace": cmd_trace, "plot": cmd_plot,
+            "experiment": cmd_experiment, "validate": cmd_validate, "gpcnet": cmd_gpcnet, "trace": cmd_trace, "plot": cmd_plot,
             "cache": cmd_cache}
 
 

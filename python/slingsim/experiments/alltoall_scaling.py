@@ -1,0 +1,153 @@
+"""[Roweth] Fig. 3: MPI_Alltoall bandwidth on Shandy against message size, for 64 to 1024 nodes.
+
+The paper: bandwidth "scales well with the number of nodes"; it changes at 256-512 B, where MPICH
+leaves Bruck's algorithm [Bruck et al. 1997] for sending to every peer directly; the highest
+bandwidth measured, 11.4 TB/s on 1024 nodes, is 89% of the 12.8 TB/s all-to-all peak (224 global
+links, 7/8 of the traffic crossing them), with no packet dropped.
+
+Here one MPI_Alltoall per iteration over ``n`` nodes, one process per node, ``n / 8`` nodes in each
+of Shandy's 8 groups (the first of each group), so every node count spans every group and sends
+7/8 of its bytes over global links as the full machine does. MPICH's algorithms by size
+(mpi/collectives.rs): Bruck up to 256 B, above that nonblocking sends to and receives from 32 peers
+at a time (MPICH's medium-message algorithm) up to 32 KiB, pairwise exchange beyond. The sizes stop
+at 32 KiB: above it, pairwise exchange with one process per node keeps one message in flight behind
+a rendezvous handshake (17.7% of the injection bound at 64 KiB, measured in docs/experiments.md,
+``bisection-alltoall``), and more processes per node, which the paper ran, would multiply the
+messages by the square of the processes per node.
+
+A row's peak is the lower of what the nodes inject (both 100 Gb/s rails of every node) and the
+network's all-to-all bound (the 11.2 TB/s of global links over the 7/8 of the bytes that cross
+them). A point is refused unless every byte was delivered and its nodes span all 8 groups.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pyarrow as pa  # noqa: E402
+
+from ..cluster import SchedulerLike  # noqa: E402
+from ..config import Config, load_config  # noqa: E402
+from ..figures import save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
+from .bisection_alltoall import ALLTOALL_PEAK_TBPS, SYSTEM, injection_tbytes_per_s, moved_bytes  # noqa: E402
+from .placement import group_pool, nodes_per_group  # noqa: E402
+from .point_study import run_point_study  # noqa: E402
+
+GROUPS = 8
+NODE_COUNTS = (64, 128, 256, 512, 1024)
+QUICK_NODE_COUNTS = (64, 128, 256)
+SIZES = (8, 64, 256, 512, 4096, 32_768)
+QUICK_SIZES = (256, 512, 32_768)
+PAPER_BEST_TBPS = 11.4
+"""[Roweth] Sec. II-F: the highest all-to-all bandwidth measured on Shandy's 1024 nodes."""
+RISE_TOLERANCE = 0.95
+"""Bandwidth at the largest size counts as rising with the nodes if each count reaches at least this
+fraction of the next smaller count's (a flat curve at a shared bound still counts)."""
+
+
+def node_list(count: int) -> List[int]:
+    """The first ``count / 8`` nodes of each of Shandy's groups."""
+    if count % GROUPS or not 0 < count <= GROUPS * nodes_per_group(SYSTEM):
+        raise ValueError(f"node count must be a multiple of {GROUPS} up to {GROUPS * nodes_per_group(SYSTEM)}, "
+                         f"got {count!r}")
+    return group_pool(SYSTEM, GROUPS, count // GROUPS)
+
+
+def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
+    """Every (labels, config): each node count and size."""
+    points = []
+    for count in QUICK_NODE_COUNTS if quick else NODE_COUNTS:
+        for nbytes in QUICK_SIZES if quick else SIZES:
+            cfg = load_config(SYSTEM)
+            cfg["traffic"] = []
+            cfg["sim"]["max_time_ns"] = 1e9
+            cfg["job"] = [{"name": "alltoall", "workload": "alltoall", "bytes": nbytes, "iterations": 1,
+                           "nodes": {"list": node_list(count)}}]
+            points.append(({"nodes": count, "bytes": nbytes}, cfg))
+    return points
+
+
+def peak_tbytes_per_s(nodes: int) -> float:
+    """The lower of the nodes' injection and the network's all-to-all bound, TB/s."""
+    return min(injection_tbytes_per_s(nodes), ALLTOALL_PEAK_TBPS)
+
+
+def row_of(labels: Dict[str, Any], summary: Dict[str, Any]) -> Dict[str, Any]:
+    """One point's row; refuses a run that lost bytes, did not finish or does not span every group."""
+    where = f"alltoall-scaling: {labels['nodes']} nodes, {labels['bytes']} B"
+    job = summary["jobs"]["alltoall"]
+    if not job["finished"] or job["iteration_ns"] is None:
+        raise RuntimeError(f"{where}: the alltoall did not finish ({summary['end_reason']}); no bandwidth to report")
+    if summary.get("bytes_lost", 0):
+        raise RuntimeError(f"{where}: {summary['bytes_lost']} bytes were lost; the paper's run lost none")
+    groups = {n // nodes_per_group(SYSTEM) for n in node_list(labels["nodes"])}
+    if len(groups) != GROUPS:
+        raise RuntimeError(f"{where}: the nodes span {len(groups)} groups, not {GROUPS}")
+    mean_ns = job["iteration_ns"]["mean"]
+    tbps = moved_bytes("alltoall", labels["nodes"], labels["bytes"]) / mean_ns / 1e3
+    peak = peak_tbytes_per_s(labels["nodes"])
+    return {**labels, "iteration_us": mean_ns / 1e3, "tbytes_per_s": tbps, "peak_tbytes_per_s": peak,
+            "fraction_of_peak": tbps / peak, "bytes_lost": summary.get("bytes_lost", 0)}
+
+
+def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """At the largest size: bandwidth and peak fraction per node count, whether it rises with the nodes;
+    the change above 256 B on the most nodes."""
+    largest = max(r["bytes"] for r in rows)
+    top = {r["nodes"]: r for r in rows if r["bytes"] == largest}
+    counts = sorted(top)
+    most = counts[-1]
+    by_size = {r["bytes"]: r["tbytes_per_s"] for r in rows if r["nodes"] == most}
+    return {
+        "largest_bytes": largest,
+        "tbytes_per_s": {str(n): round(top[n]["tbytes_per_s"], 4) for n in counts},
+        "peak_fraction": {str(n): round(top[n]["fraction_of_peak"], 4) for n in counts},
+        "alltoall_peak_fraction": round(top[most]["fraction_of_peak"], 4),
+        "most_nodes": most,
+        "rises_with_nodes": all(top[b]["tbytes_per_s"] >= RISE_TOLERANCE * top[a]["tbytes_per_s"]
+                                for a, b in zip(counts, counts[1:])),
+        "drop_above_256B": (by_size[512] < by_size[256]) if 256 in by_size and 512 in by_size else None,
+        "bytes_lost": sum(r["bytes_lost"] for r in rows),
+        "groups_checked": True,
+        "paper": {"source": "[Roweth] Sec. II-F, Fig. 3", "best_tbytes_per_s": PAPER_BEST_TBPS,
+                  "alltoall_peak_fraction": round(PAPER_BEST_TBPS / ALLTOALL_PEAK_TBPS, 3),
+                  "shape": "scales well with the nodes; changes at 256-512 B (Bruck to a permutation); "
+                           "no packet dropped"},
+    }
+
+
+def run_alltoall_scaling(
+    out_dir: Union[str, Path] = "out/alltoall-scaling",
+    quick: bool = False,
+    scheduler: SchedulerLike = None,
+    workers: Optional[int] = None,
+    progress: bool = True,
+    cache: CacheLike = True,
+) -> pa.Table:
+    """Run the study; write ``alltoall_scaling.parquet`` and ``alltoall_scaling.png``; return one row per node
+    count and size with TB/s and the fraction of the peak."""
+    return run_point_study("alltoall_scaling", study_points(quick), row_of, key_figures, plot, out_dir, quick,
+                           scheduler, workers, progress, cache)
+
+
+def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
+    """TB/s against message size, one line per node count, the full machine's peak dashed."""
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    for k, count in enumerate(sorted({r["nodes"] for r in rows})):
+        mine = sorted((r for r in rows if r["nodes"] == count), key=lambda r: r["bytes"])
+        ax.plot([r["bytes"] for r in mine], [r["tbytes_per_s"] for r in mine], marker="o", ms=3, color=f"C{k}",
+                label=f"{count} nodes")
+    ax.axhline(ALLTOALL_PEAK_TBPS, color="k", ls="--", lw=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("message size per pair (bytes)")
+    ax.set_ylabel("TB/s")
+    ax.legend(fontsize=8)
+    fig.suptitle("MPI_Alltoall on Shandy, 1 process per node (12.8 TB/s peak dashed)", fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, path, provenance)

@@ -1,0 +1,77 @@
+"""The recipes ``slingsim experiment`` and ``slingsim validate`` run: name -> (what it reproduces, module in
+``slingsim.experiments``, recipe function). Every recipe has the signature ``(out_dir, quick, scheduler, workers,
+progress=..., cache=...)`` and returns a table whose checks hold its figure's key numbers."""
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+EXPERIMENTS = {
+    "congestion-heatmap": ("[DeSensi20] Fig. 9, congestion impact of incast and all-to-all aggressors on victim jobs, "
+                           "Slingshot (Malbec) against Aries (Crystal)", "congestion_heatmap", "run_congestion_heatmap"),
+    "bursty-incast": ("[DeSensi20] Fig. 12, congestion impact of a bursty incast (message size x burst size x gap) "
+                      "on a 128 B alltoall on Slingshot (Malbec)", "bursty_incast", "run_bursty_incast"),
+    "tailbench": ("[DeSensi20] Fig. 8, request latency (median, p95, p99) of Silo, Xapian, Img-dnn and Sphinx alone "
+                  "and beside a 128 KiB incast, Slingshot (Malbec) against Aries (Crystal)", "tailbench",
+                  "run_tailbench"),
+    "traffic-classes-latency": ("[DeSensi20] Fig. 13, an 8 B allreduce beside a 256 KiB alltoall on Malbec tapered to "
+                                "25%, in the same traffic class or its own", "traffic_classes",
+                                "run_traffic_classes_latency"),
+    "traffic-classes-bandwidth": ("[DeSensi20] Fig. 14, two bisection jobs in one class or in TC1 (min 80%) and TC2 "
+                                  "(min 10%): bandwidth over time", "traffic_classes",
+                                  "run_traffic_classes_bandwidth"),
+    "congestion-distribution": ("[DeSensi20] Fig. 10, distribution of congestion impacts over victim/aggressor "
+                                "combinations by placement, aggressor PPN and node count, Slingshot against Aries",
+                                "congestion_distribution", "run_congestion_distribution"),
+    "node-distance": ("[DeSensi20] Fig. 4, latency (RTT/2) and bandwidth between two nodes on one switch, in one "
+                      "group and in two groups of an idle Malbec, 8 B to 2 MiB", "node_distance", "run_node_distance"),
+    "switch-latency": ("[DeSensi20] Fig. 2, switch latency as 2-hop minus 1-hop RTT/2 of 8 B RoCE ping-pongs from "
+                       "sampled nodes of an idle Malbec", "switch_latency", "run_switch_latency"),
+    "software-layers": ("[DeSensi20] Fig. 5, RTT/2 by message size through verbs, libfabric and MPI between two "
+                        "nodes on one switch of an idle Malbec", "software_layers", "run_software_layers"),
+    "nic-bandwidth": ("[Roweth] Fig. 5, MPI point-to-point bandwidth of 16 processes per node with one Cassini NIC "
+                      "per node or two", "nic_bandwidth", "run_nic_bandwidth"),
+    "packet-latency-background": ("[Roweth] Fig. 2 and Sec. II-F, trace packet latency beside an incast with and "
+                                  "without Slingshot's congestion management on Malbec, and the RFC 2544 frame rate "
+                                  "and port-to-port latency of one switch", "packet_latency_background",
+                                  "run_packet_latency_background"),
+    "rma-bandwidth": ("[Roweth] Fig. 6, SHMEM put bandwidth against transfer size for 1-64 processes on one Cassini "
+                      "NIC: half the 25 GB/s peak near 128 B with 16 or more", "rma_bandwidth", "run_rma_bandwidth"),
+    "mpi-latency": ("[Roweth] Fig. 7, MPI latency against message size between two nodes on one switch with "
+                    "Cassini NICs: flat to 96 B, a DMA read more above", "mpi_latency", "run_mpi_latency"),
+    "matching-rate": ("[Roweth] Fig. 8, MPI message rate against failed match attempts per message for 1-16 pairs "
+                      "on two nodes, Cassini NIC matching (slingshot-max) against software matching (Malbec's RoCE "
+                      "host)", "matching_rate", "run_matching_rate"),
+    "message-rate": ("[Roweth] Fig. 9, aggregate message rates of 1-32 processes per node on one Cassini NIC in "
+                     "the Sandia test's four patterns (single direction, pair-based, pre-posted, all-start) beside "
+                     "the simple message-rate test", "sandia_message_rate", "run_message_rate"),
+    "alltoall-scaling": ("[Roweth] Fig. 3, MPI_Alltoall bandwidth on Shandy against message size for 64 to "
+                         "1024 nodes spread over all 8 groups, against the 12.8 TB/s peak", "alltoall_scaling",
+                         "run_alltoall_scaling"),
+    "bisection-alltoall": ("[DeSensi20] Fig. 6, bisection and MPI_Alltoall bandwidth on the 1024 nodes of Shandy "
+                           "against their 6.4 and 12.8 TB/s peaks", "bisection_alltoall", "run_bisection_alltoall"),
+    "shandy-applications": ("[DeSensi20] Fig. 11, congestion impact on MILC, HPCG, LAMMPS and FFT proxies sharing all "
+                            "1024 Shandy nodes with an incast or all-to-all aggressor, random placement",
+                            "shandy_applications", "run_shandy_applications"),
+    "app-aware-routing": ("[DeSensi19] Sec. 5, application-aware routing against ADAPTIVE and ADAPTIVE WITH HIGH BIAS "
+                          "on Aries (Crystal): ping-pong, allreduce, alltoall, halo3d", "app_aware_routing",
+                          "run_app_aware_routing"),
+    "aries-pingpong-routing": ("[DeSensi19] Fig. 7, 4 MiB ping-pong inside one group and across two of Aries "
+                               "(Crystal) under ADAPTIVE and ADAPTIVE WITH HIGH BIAS: time, NIC latency L, stalls s "
+                               "and the Eq. 2 estimate", "aries_pingpong_routing", "run_aries_pingpong_routing"),
+    "fitfly-rails": ("[McGlohon19] Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
+                     "fitfly_rails", "run_fitfly_rails"),
+    "fitfly-networks": ("[McGlohon19] Figs. 4-9 and Table 3, AMG and MultiGrid beside 0-72.5% background on Slim Fly, "
+                        "Fit Fly, Dragonfly and Megafly, and the equalised-bandwidth Fit Fly FDR and Slim Fly HDR: "
+                        "maximum communication time, mean packet latency, mean hops", "fitfly_networks",
+                        "run_fitfly_networks"),
+}
+"""Experiment name -> (what it reproduces, module in slingsim.experiments, recipe function)."""
+
+
+def recipe(name: str) -> Callable[..., Any]:
+    """The recipe function of experiment ``name``."""
+    if name not in EXPERIMENTS:
+        raise ValueError(f"experiment: unknown name {name!r}; use one of {sorted(EXPERIMENTS)}")
+    _, module, function = EXPERIMENTS[name]
+    return getattr(importlib.import_module(f"slingsim.experiments.{module}"), function)

@@ -1,0 +1,422 @@
+"""``slingsim validate``: every recipe run and set beside the papers' numbers, in one table.
+
+A :class:`Claim` is one thing a paper says about one of its figures: a number (the mean switch
+latency is 350 ns) and an ordering or shape (Slingshot suffers less than Aries, two NICs carry twice
+what one carries). Each claim reads its recipe's outcome: the rows and the checks the recipe stored
+with its table, the same figures ``slingsim experiment NAME --json`` prints. A row of the report
+says what the paper gives, what we measure, whether the ordering holds and whether the magnitude is
+within 2x of the paper's (only where the paper states a number), and whether the recipe verified that
+the parts of the network the figure is about were shared (``shares_checked``) or, for one-node or
+one-link figures, that the set-up was what the figure needs (the recipe's ``*_checked`` keys).
+
+The recipes run one after another, each through the same Dask path as a sweep, on one client opened
+for the whole validation; a recipe that fails is reported as such and the others still run.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
+
+from .cluster import SchedulerLike
+from .store import CacheLike
+
+MAGNITUDE_FACTOR = 2.0
+"""Ours counts as within the paper's magnitude if the ratio of the two is at most this either way."""
+
+
+@dataclass
+class Outcome:
+    """What one recipe produced: its rows and its checks (empty if it failed: ``error`` says why)."""
+
+    rows: List[Dict[str, Any]]
+    checks: Dict[str, Any]
+    seconds: float = 0.0
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One statement of a paper about one figure, and how to read ours from the recipe's outcome.
+
+    ``paper`` is the paper's statement as text, ``paper_value`` its number (None when the paper gives
+    only a shape); ``ours`` reads our number (None when the recipe did not report it); ``ordering``
+    states the shape or ordering the paper finds and ``holds`` reads whether ours has it.
+    """
+
+    experiment: str
+    figure: str
+    quantity: str
+    paper: str
+    paper_value: Optional[float]
+    ours: Callable[[Outcome], Optional[float]]
+    ordering: str
+    holds: Callable[[Outcome], Optional[bool]]
+
+
+def _get(data: Any, *path: Any) -> Any:
+    """``data[path[0]][path[1]]...``, or None where a step is missing."""
+    for step in path:
+        if isinstance(data, dict) and step in data:
+            data = data[step]
+        elif isinstance(data, list) and isinstance(step, int) and -len(data) <= step < len(data):
+            data = data[step]
+        else:
+            return None
+    return data
+
+
+def check(*path: Any) -> Callable[[Outcome], Any]:
+    """A reader of ``checks[path...]``."""
+    return lambda o: _get(o.checks, *path)
+
+
+def _max_of(values: Iterable[Any]) -> Optional[float]:
+    numbers = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return max(numbers) if numbers else None
+
+
+def _all_true(*readers: Callable[[Outcome], Any]) -> Callable[[Outcome], Optional[bool]]:
+    """True if every reader gives True, False if any gives False, None if any is missing."""
+    def read(o: Outcome) -> Optional[bool]:
+        values = [r(o) for r in readers]
+        if any(v is None for v in values):
+            return None
+        return all(bool(v) for v in values)
+    return read
+
+
+def _compare(a: Callable[[Outcome], Any], op: Callable[[float, float], bool],
+             b: Union[float, Callable[[Outcome], Any]]) -> Callable[[Outcome], Optional[bool]]:
+    def read(o: Outcome) -> Optional[bool]:
+        x, y = a(o), b(o) if callable(b) else b
+        if not isinstance(x, (int, float)) or not isinstance(y, (int, float)):
+            return None
+        return bool(op(x, y))
+    return read
+
+
+def _lt(a: Callable[[Outcome], Any], b: Union[float, Callable[[Outcome], Any]]) -> Callable[[Outcome], Optional[bool]]:
+    return _compare(a, lambda x, y: x < y, b)
+
+
+def _le(a: Callable[[Outcome], Any], b: Union[float, Callable[[Outcome], Any]]) -> Callable[[Outcome], Optional[bool]]:
+    return _compare(a, lambda x, y: x <= y, b)
+
+
+def _ge(a: Callable[[Outcome], Any], b: Union[float, Callable[[Outcome], Any]]) -> Callable[[Outcome], Optional[bool]]:
+    return _compare(a, lambda x, y: x >= y, b)
+
+
+def _fitfly_lowest_at_top_background(o: Outcome) -> Optional[bool]:
+    """At the highest background, Fit Fly (EDR) has the lowest maximum communication time for both workloads
+    among the four Table 2 networks; a capped network counts as slower than any finished one."""
+    rows = [r for r in o.rows if r.get("comparison") == "table-2"]
+    if not rows:
+        return None
+    top = max(r["background"] for r in rows)
+    verdicts = []
+    for workload in {r["workload"] for r in rows}:
+        mine = [r for r in rows if r["workload"] == workload and r["background"] == top]
+        time_of = {r["network"]: (math.inf if r["max_comm_time_ns"] is None else r["max_comm_time_ns"]) for r in mine}
+        if "fitfly" not in time_of:
+            return None
+        verdicts.append(all(time_of["fitfly"] <= t for t in time_of.values()))
+    return all(verdicts)
+
+
+def _fitfly_time_at_top_background(o: Outcome) -> Optional[float]:
+    rows = [r for r in o.rows if r.get("network") == "fitfly" and r.get("comparison") == "table-2"
+            and r.get("workload") == "amg"]
+    if not rows:
+        return None
+    top = max(rows, key=lambda r: r["background"])
+    t = top.get("max_comm_time_ns")
+    return None if t is None else t / 1e6
+
+
+CLAIMS: Sequence[Claim] = (
+    Claim("switch-latency", "[DeSensi20] Fig. 2", "mean switch latency (ns)", "350 ns mean and median", 350.0,
+          check("mean_ns"), "every sample between 300 and 400 ns",
+          _all_true(_ge(check("min_ns"), 300.0), _le(check("max_ns"), 400.0))),
+    Claim("node-distance", "[DeSensi20] Fig. 4", "8 B RTT/2 on one switch (ns)",
+          "1.5-1.8 us quiet MPI latency ([Roweth] Sec. II-F)", 1650.0, check("one_switch_rtt2_ns"),
+          "distance matters for small messages (at most 40% spread at 8 B), not large (under 10% from 16 KiB)",
+          _all_true(_le(check("spread_8B"), 0.40), _lt(check("max_spread_from_16KiB"), 0.10))),
+    Claim("software-layers", "[DeSensi20] Fig. 5", "MPI over libfabric at 8 B (fraction)",
+          "MPI adds only a marginal overhead to libfabric", None, check("mpi_over_libfabric_8B"),
+          "verbs <= libfabric <= MPI, MPI within 25% of libfabric",
+          _all_true(_le(check("rtt2_8B_ns", "verbs"), check("rtt2_8B_ns", "libfabric")),
+                    _le(check("rtt2_8B_ns", "libfabric"), check("rtt2_8B_ns", "mpi")),
+                    _le(check("mpi_over_libfabric_8B"), 0.25))),
+    Claim("bisection-alltoall", "[DeSensi20] Fig. 6", "MPI_Alltoall, fraction of 12.8 TB/s at the largest size",
+          "more than 90% of the peak", 0.90, check("alltoall_peak_fraction"),
+          "bandwidth drops above 256 B (Bruck to another algorithm); no packet lost",
+          _all_true(check("drop_above_256B"), _compare(check("bytes_lost"), lambda x, y: x == y, 0))),
+    Claim("bisection-alltoall", "[DeSensi20] Fig. 6", "bisection, fraction of 6.4 TB/s at the largest size",
+          "near the 6.4 TB/s peak (value not in the text)", None, check("bisection_peak_fraction"),
+          "the alltoall moves more than the bisection test (up to twice: half its traffic stays in its half)",
+          _lt(check("bisection_tbytes_per_s"), check("alltoall_tbytes_per_s"))),
+    Claim("alltoall-scaling", "[Roweth] Fig. 3", "MPI_Alltoall on 1024 nodes (TB/s)",
+          "11.4 TB/s, 89% of the 12.8 TB/s peak", 11.4,
+          lambda o: _get(o.checks, "tbytes_per_s", str(_get(o.checks, "most_nodes"))),
+          "bandwidth rises with the node count; no packet dropped",
+          _all_true(check("rises_with_nodes"), _compare(check("bytes_lost"), lambda x, y: x == y, 0))),
+    Claim("nic-bandwidth", "[Roweth] Fig. 5", "two NICs over one at the largest size",
+          "two NICs carry about twice what one carries (values not in the text)", 2.0, check("two_over_one"),
+          "two NICs at least 1.8x one", check("two_nics_double")),
+    Claim("packet-latency-background", "[Roweth] Sec. II-F", "RFC 2544 64 B frame rate (M frames/s)",
+          "297.6 M frames/s (line rate)", 297.619047,
+          lambda o: None if _get(o.checks, "rfc2544_frames_per_s") is None else o.checks["rfc2544_frames_per_s"] / 1e6,
+          "line rate", check("rfc2544_line_rate")),
+    Claim("packet-latency-background", "[Roweth] Sec. II-F", "port-to-port latency (ns)", "308-327 ns", 317.5,
+          check("port_to_port_ns"), "between 250 and 400 ns",
+          _all_true(_ge(check("port_to_port_ns"), 250.0), _le(check("port_to_port_ns"), 400.0))),
+    Claim("packet-latency-background", "[Roweth] Fig. 2", "trace p99 beside an incast, congestion management on (x alone)",
+          "trace packets keep their latency beside congesting traffic (values not in the text)", 1.0,
+          check("trace_impact", "slingshot", "p99"),
+          "congestion management keeps the p99 within 1.2x; back-pressure alone does not",
+          _all_true(check("congestion_management_keeps_latency"),
+                    _lt(check("trace_impact", "slingshot", "p99"), check("trace_impact", "none", "p99")))),
+    Claim("rma-bandwidth", "[Roweth] Fig. 6", "half-peak put size, 16 or more PEs (B)", "near 128 B", 128.0,
+          check("half_peak_bytes_16_or_more_pes"), "more PEs, more small-transfer bandwidth",
+          check("more_pes_more_small_transfer_bandwidth")),
+    Claim("mpi-latency", "[Roweth] Fig. 7", "latency step above 96 B (ns)",
+          "flat to 96 B, a DMA read more above (values not in the text)", None, check("step_at_96B_ns"),
+          "flat to 96 B and the step is the DMA read", _all_true(check("flat_to_96B_ok"), check("step_is_dma_read"))),
+    Claim("matching-rate", "[Roweth] Fig. 8", "rate at 64 attempts over 0, NIC matching, most pairs",
+          "no loss of message rate up to 64 match attempts per message", 1.0,
+          lambda o: _get(o.checks, "rate_at_64_over_0", "nic", max((_get(o.checks, "rate_at_64_over_0", "nic") or {"": 0}),
+                                                                   key=lambda k: int(k) if str(k).isdigit() else -1)),
+          "flat to 64 attempts", check("rate_flat_to_64")),
+    Claim("message-rate", "[Roweth] Fig. 9", "pair-based over best-case peak rate",
+          "the pair-based test reaches the best-case rate (values not in the text)", 1.0,
+          check("pair_based_over_best_case"), "pair-based reaches the best case", check("pair_based_reaches_best_case")),
+    Claim("tailbench", "[DeSensi20] Fig. 8", "Slingshot, worst mean impact over the services",
+          "no relevant effect on Slingshot", 1.0,
+          lambda o: _max_of((_get(v, "mean") for v in (_get(o.checks, "slingshot_impact") or {}).values())),
+          "Aries suffers more than Slingshot for every service",
+          lambda o: None if not _get(o.checks, "aries_impact") or not _get(o.checks, "slingshot_impact") else all(
+              _get(o.checks, "aries_impact", s, "mean") >= _get(o.checks, "slingshot_impact", s, "mean")
+              for s in o.checks["slingshot_impact"])),
+    Claim("congestion-heatmap", "[DeSensi20] Fig. 9", "Slingshot, worst congestion impact", "1.3x", 1.3,
+          check("slingshot_max_impact"), "Slingshot at most 2x everywhere",
+          _le(check("slingshot_max_impact"), 2.0)),
+    Claim("congestion-heatmap", "[DeSensi20] Fig. 9", "Aries, worst congestion impact", "93x", 93.0,
+          check("aries_max_impact"), "incast hurts more than all-to-all on Aries",
+          check("incast_hurts_more_than_alltoall")),
+    Claim("congestion-distribution", "[DeSensi20] Fig. 10 (A)", "Aries, worst impact with linear placement",
+          "never above 100 (interleaved and random up to 150)", 100.0, check("aries_max_impact", "linear"),
+          "interleaved and random at least as bad as linear on Aries",
+          _all_true(_ge(check("aries_max_impact", "interleaved"), check("aries_max_impact", "linear")),
+                    _ge(check("aries_max_impact", "random"), check("aries_max_impact", "linear")))),
+    Claim("congestion-distribution", "[DeSensi20] Fig. 10", "Slingshot, worst impact over the cases",
+          "2.3 (below 2 in all but one case)", 2.3,
+          lambda o: _max_of((_get(o.checks, "slingshot_max_impact") or {}).values()),
+          "Slingshot below 3x in every case",
+          lambda o: None if not _get(o.checks, "slingshot_max_impact") else
+          all(v < 3.0 for v in o.checks["slingshot_max_impact"].values() if isinstance(v, (int, float)))),
+    Claim("shandy-applications", "[DeSensi20] Fig. 11", "worst application impact on 1024 nodes",
+          "3.55x (LAMMPS beside an incast on 75%)", 3.55, check("max_impact"),
+          "congestion control protects the applications (at most 4x)", _le(check("max_impact"), 4.0)),
+    Claim("bursty-incast", "[DeSensi20] Fig. 12", "worst impact of a bursty incast", "1.21x, medium messages",
+          1.21, check("max_impact"), "the smallest and largest messages hurt less than the worst case",
+          _le(check("smallest_and_largest_messages_max_impact"), check("max_impact"))),
+    Claim("traffic-classes-latency", "[DeSensi20] Fig. 13", "allreduce in the alltoall's class (x alone)", "2.85x",
+          2.85, check("same_class_impact"), "its own class hurts less than the shared one",
+          _lt(check("own_class_impact"), check("same_class_impact"))),
+    Claim("traffic-classes-latency", "[DeSensi20] Fig. 13", "allreduce in its own class (x alone)", "1.15x", 1.15,
+          check("own_class_impact"), "its own class within 1.5x of alone", _le(check("own_class_impact"), 1.5)),
+    Claim("traffic-classes-bandwidth", "[DeSensi20] Fig. 14", "TC1's share while both run (min 80%)", "80%", 0.80,
+          check("tc1_share"), "TC1 takes more than TC2", _lt(check("tc2_share"), check("tc1_share"))),
+    Claim("traffic-classes-bandwidth", "[DeSensi20] Fig. 14", "first job's share, one class", "50%", 0.50,
+          check("one_class_share"), "one class splits within 5 points of 50/50",
+          lambda o: None if _get(o.checks, "one_class_share") is None else abs(o.checks["one_class_share"] - 0.5) <= 0.05),
+    Claim("app-aware-routing", "[DeSensi19] Sec. 5", "app-aware's worst time over the better static mode",
+          "within a few percent of the better mode on every test", 1.0, check("app_aware_worst_ratio"),
+          "app-aware within 10% of the better static mode everywhere", check("app_aware_within_10_percent")),
+    Claim("aries-pingpong-routing", "[DeSensi19] Fig. 7", "Eq. 2 error, worst (fraction)",
+          "Eq. 2 follows the measured times", None,
+          lambda o: _max_of(abs(_get(o.checks, c, m, "model_error") or 0.0)
+                            for c in ("inter_group", "intra_group") for m in ("adaptive", "high_bias")),
+          "high bias faster across groups, adaptive faster inside one",
+          _all_true(check("inter_high_bias_faster"), check("intra_adaptive_faster"))),
+    Claim("fitfly-rails", "[McGlohon19] Fig. 3", "Fit Fly saturation with 8 rails over 2", "4x (rails add bandwidth)",
+          4.0, check("fitfly_8_over_2"), "accepted load grows with the rails", check("accepted_grows_with_rails")),
+    Claim("fitfly-networks", "[McGlohon19] Table 3", "AMG on Fit Fly at the highest background (ms)",
+          "1.4 ms at 72.5%", 1.4, _fitfly_time_at_top_background,
+          "Fit Fly lowest maximum communication time at the highest background", _fitfly_lowest_at_top_background),
+)
+"""Every claim ``slingsim validate`` checks, in the order of its table."""
+
+
+def experiments_of(claims: Sequence[Claim] = CLAIMS) -> List[str]:
+    """The recipes the claims need, in order, once each."""
+    return list(dict.fromkeys(c.experiment for c in claims))
+
+
+def within_factor(ours: Optional[float], paper: Optional[float], factor: float = MAGNITUDE_FACTOR) -> Optional[bool]:
+    """Whether ``ours`` is within ``factor`` of ``paper`` either way (None if either is missing or not positive)."""
+    if ours is None or paper is None or ours <= 0 or paper <= 0:
+        return None
+    return 1 / factor <= ours / paper <= factor
+
+
+def shares_status(checks: Dict[str, Any]) -> str:
+    """``checked`` if the recipe verified what its figure needs shared or set up, ``FAILED`` if it found it not,
+    ``not checked`` if it says nothing."""
+    flags = [v for k, v in checks.items() if k.endswith("_checked") and isinstance(v, bool)]
+    if not flags:
+        return "not checked"
+    return "checked" if all(flags) else "FAILED"
+
+
+def _safe(read: Callable[[Outcome], Any], outcome: Outcome) -> Any:
+    try:
+        return read(outcome)
+    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError):
+        return None
+
+
+def claim_row(claim: Claim, outcome: Outcome) -> Dict[str, Any]:
+    """One row of the report."""
+    ours = None if outcome.error else _safe(claim.ours, outcome)
+    if isinstance(ours, bool) or not isinstance(ours, (int, float)):
+        ours = None
+    holds = None if outcome.error else _safe(claim.holds, outcome)
+    return {
+        "experiment": claim.experiment,
+        "figure": claim.figure,
+        "quantity": claim.quantity,
+        "paper": claim.paper,
+        "paper_value": claim.paper_value,
+        "ours": None if ours is None else float(ours),
+        "ordering": claim.ordering,
+        "ordering_holds": None if holds is None else bool(holds),
+        "within_2x": within_factor(ours, claim.paper_value),
+        "shares": "recipe failed" if outcome.error else shares_status(outcome.checks),
+        "error": outcome.error,
+        "recipe_s": round(outcome.seconds, 1),
+    }
+
+
+def run_recipe(name: str, out_dir: Path, quick: bool, scheduler: Any, workers: Optional[int], progress: bool,
+               cache: CacheLike) -> Outcome:
+    """Run one recipe into ``out_dir / name``; a failure becomes an outcome with its error."""
+    from .experiments.output import table_checks
+    from .experiments.registry import recipe
+
+    started = time.perf_counter()
+    try:
+        table = recipe(name)(out_dir / name, quick, scheduler, workers, progress=progress, cache=cache)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:  # noqa: BLE001 - one failing recipe must not hide the others' results
+        return Outcome([], {}, time.perf_counter() - started, f"{type(exc).__name__}: {exc}")
+    return Outcome(table.to_pylist(), table_checks(table), time.perf_counter() - started)
+
+
+def run_validation(
+    out_dir: Union[str, Path] = "out/validate",
+    quick: bool = False,
+    scheduler: SchedulerLike = None,
+    workers: Optional[int] = None,
+    progress: bool = True,
+    cache: CacheLike = True,
+    only: Optional[Sequence[str]] = None,
+    on_recipe: Optional[Callable[[str, Outcome], None]] = None,
+) -> List[Dict[str, Any]]:
+    """Run every recipe the claims need (``only``: these experiments), each into ``out_dir/NAME``; return the
+    report's rows (one per claim). ``on_recipe(name, outcome)`` is called as each recipe ends."""
+    from .cluster import dask_client
+
+    names = experiments_of()
+    if only:
+        unknown = [n for n in only if n not in names]
+        if unknown:
+            raise ValueError(f"--only: no claims for {unknown}; the validated experiments are {names}")
+        names = [n for n in names if n in only]
+    out = Path(out_dir)
+    outcomes: Dict[str, Outcome] = {}
+
+    def run_all(sched: Any) -> None:
+        for name in names:
+            outcomes[name] = run_recipe(name, out, quick, sched, workers, progress, cache)
+            if on_recipe is not None:
+                on_recipe(name, outcomes[name])
+
+    if scheduler == "sync":
+        run_all("sync")
+    else:
+        with dask_client(scheduler, workers) as client:
+            run_all(client)
+    return [claim_row(c, outcomes[c.experiment]) for c in CLAIMS if c.experiment in outcomes]
+
+
+def _number(x: Optional[float]) -> str:
+    if x is None:
+        return "-"
+    if x == 0 or 0.01 <= abs(x) < 1e5:
+        return f"{x:.3g}" if abs(x) < 100 else f"{x:,.0f}"
+    return f"{x:.3g}"
+
+
+def _verdict(x: Optional[bool]) -> str:
+    return "-" if x is None else ("yes" if x else "NO")
+
+
+def table_cells(row: Dict[str, Any]) -> List[str]:
+    """A row as the report's cells: figure, quantity, paper, ours, ordering, holds, within 2x, shares."""
+    ours = "failed" if row["error"] else _number(row["ours"])
+    return [f"{row['figure']} `{row['experiment']}`", row["quantity"], row["paper"], ours, row["ordering"],
+            _verdict(row["ordering_holds"]), _verdict(row["within_2x"]), row["shares"]]
+
+
+HEADERS = ["figure (recipe)", "quantity", "paper", "ours", "paper's ordering", "holds", "within 2x", "set-up"]
+
+
+def summary_counts(rows: Sequence[Dict[str, Any]]) -> Dict[str, int]:
+    """How many claims hold, fail, or could not be read, and how many recipes failed."""
+    return {
+        "claims": len(rows),
+        "ordering_holds": sum(r["ordering_holds"] is True for r in rows),
+        "ordering_fails": sum(r["ordering_holds"] is False for r in rows),
+        "ordering_unread": sum(r["ordering_holds"] is None for r in rows),
+        "within_2x": sum(r["within_2x"] is True for r in rows),
+        "outside_2x": sum(r["within_2x"] is False for r in rows),
+        "recipes_failed": len({r["experiment"] for r in rows if r["error"]}),
+    }
+
+
+def markdown(rows: Sequence[Dict[str, Any]], quick: bool, command: str, date: str) -> str:
+    """The report as ``docs/validation.md``."""
+    counts = summary_counts(rows)
+    lines = [
+        "# Validation against the papers",
+        "",
+        f"Generated by `{command}` on {date} ({'quick' if quick else 'full'} recipes); regenerate it with the same "
+        "command. Each row is one statement of a paper about one figure: the paper's number, ours, whether the "
+        "paper's ordering or shape holds in our run, and whether our number is within 2x of the paper's (`-` where "
+        "the paper gives only a shape). *Set-up* says whether the recipe verified that its victim and aggressor "
+        "share what the figure needs, or that the nodes, NICs and paths are the ones the figure is about "
+        "(`not checked`: the recipe does not verify it yet). docs/experiments.md gives, per recipe, the reason "
+        "for every difference.",
+        "",
+        f"{counts['ordering_holds']} of {counts['claims']} orderings hold, {counts['ordering_fails']} do not, "
+        f"{counts['ordering_unread']} could not be read; {counts['within_2x']} numbers within 2x of the paper's, "
+        f"{counts['outside_2x']} outside; {counts['recipes_failed']} recipes failed.",
+        "",
+        "| " + " | ".join(HEADERS) + " |",
+        "|" + "---|" * len(HEADERS),
+    ]
+    for row in rows:
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in table_cells(row)) + " |")
+    failed = [r for r in rows if r["error"]]
+    if failed:
+        lines += ["", "Recipes that failed:", ""]
+        for name in dict.fromkeys(r["experiment"] for r in failed):
+            error = next(r["error"] for r in failed if r["experiment"] == name)
+            lines.append(f"- `{name}`: {error}")
+    return "\n".join(lines) + "\n"

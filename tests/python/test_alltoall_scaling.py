@@ -1,0 +1,62 @@
+"""[Roweth] Fig. 3 in small: the alltoall's nodes span every Shandy group, its bandwidth grows with the nodes,
+and a run that lost bytes or did not finish is refused."""
+from __future__ import annotations
+
+import pytest
+
+from slingsim.experiments.alltoall_scaling import (
+    key_figures,
+    node_list,
+    peak_tbytes_per_s,
+    row_of,
+    study_points,
+)
+from slingsim.experiments.placement import nodes_per_group
+from slingsim.sweep import run_summaries
+
+
+def test_every_count_spans_the_eight_groups():
+    for count in (64, 256, 1024):
+        nodes = node_list(count)
+        assert len(set(nodes)) == count
+        assert {n // nodes_per_group("slingshot-shandy") for n in nodes} == set(range(8))
+    with pytest.raises(ValueError, match="multiple of 8"):
+        node_list(100)
+
+
+def test_peak_is_injection_then_the_global_links():
+    assert peak_tbytes_per_s(64) == pytest.approx(1.6)
+    assert peak_tbytes_per_s(1024) == pytest.approx(12.8)
+
+
+def summary(lost=0, finished=True):
+    return {"jobs": {"alltoall": {"finished": finished, "iteration_ns": {"mean": 1e6} if finished else None}},
+            "bytes_lost": lost, "end_reason": "all jobs finished" if finished else "time limit"}
+
+
+def test_rows_refuse_loss_and_unfinished_runs():
+    labels = {"nodes": 64, "bytes": 4096}
+    assert row_of(labels, summary())["tbytes_per_s"] == pytest.approx(64 * 63 * 4096 / 1e6 / 1e3)
+    with pytest.raises(RuntimeError, match="lost"):
+        row_of(labels, summary(lost=10))
+    with pytest.raises(RuntimeError, match="did not finish"):
+        row_of(labels, summary(finished=False))
+
+
+def test_key_figures_read_the_largest_size_and_the_drop():
+    rows = [{"nodes": n, "bytes": b, "tbytes_per_s": t, "fraction_of_peak": t / peak_tbytes_per_s(n), "bytes_lost": 0}
+            for n, b, t in ((64, 256, 0.05), (64, 512, 0.04), (64, 32768, 1.2),
+                            (128, 256, 0.1), (128, 512, 0.08), (128, 32768, 2.3))]
+    k = key_figures(rows)
+    assert k["largest_bytes"] == 32768 and k["most_nodes"] == 128
+    assert k["rises_with_nodes"] and k["drop_above_256B"]
+    assert k["alltoall_peak_fraction"] == pytest.approx(2.3 / 3.2, abs=1e-4)
+    rows[-1]["tbytes_per_s"] = 1.0
+    assert not key_figures(rows)["rises_with_nodes"]
+
+
+def test_more_nodes_move_more_and_lose_nothing():
+    points = [(l, c) for l, c in study_points(quick=True) if l["bytes"] == 32_768 and l["nodes"] in (64, 128)]
+    rows = [row_of(l, s) for (l, _), s in zip(points, run_summaries([c for _, c in points], scheduler="sync"))]
+    assert rows[1]["tbytes_per_s"] > 1.5 * rows[0]["tbytes_per_s"]
+    assert all(r["bytes_lost"] == 0 and r["fraction_of_peak"] <= 1.0 for r in rows)

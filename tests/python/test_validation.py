@@ -1,0 +1,106 @@
+"""``slingsim validate``: claims read the recipes' outcomes, verdicts follow the numbers, every claim names a
+recipe that exists, and the Markdown report is the table."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from slingsim.cli import main
+from slingsim.experiments.registry import EXPERIMENTS
+from slingsim.validation import (
+    CLAIMS,
+    Outcome,
+    claim_row,
+    experiments_of,
+    markdown,
+    shares_status,
+    summary_counts,
+    within_factor,
+)
+
+
+def claim(experiment, quantity):
+    return next(c for c in CLAIMS if c.experiment == experiment and c.quantity == quantity)
+
+
+def test_every_claim_names_a_recipe():
+    assert set(experiments_of()) <= set(EXPERIMENTS)
+    assert len(experiments_of()) >= 20
+
+
+def test_within_factor_both_ways():
+    assert within_factor(1.9, 1.0) and within_factor(0.51, 1.0)
+    assert within_factor(2.1, 1.0) is False and within_factor(0.49, 1.0) is False
+    assert within_factor(None, 1.0) is None and within_factor(1.0, None) is None
+
+
+def test_switch_latency_claim_reads_the_checks():
+    c = claim("switch-latency", "mean switch latency (ns)")
+    good = claim_row(c, Outcome([], {"mean_ns": 349.0, "min_ns": 337.0, "max_ns": 360.0, "paths_checked": True}))
+    assert good["ours"] == 349.0 and good["ordering_holds"] and good["within_2x"] and good["shares"] == "checked"
+    bad = claim_row(c, Outcome([], {"mean_ns": 900.0, "min_ns": 280.0, "max_ns": 1200.0, "paths_checked": False}))
+    assert bad["ordering_holds"] is False and bad["within_2x"] is False and bad["shares"] == "FAILED"
+
+
+def test_missing_keys_read_as_unknown_not_as_a_verdict():
+    row = claim_row(claim("congestion-heatmap", "Slingshot, worst congestion impact"), Outcome([], {}))
+    assert row["ours"] is None and row["ordering_holds"] is None and row["within_2x"] is None
+    assert row["shares"] == "not checked"
+
+
+def test_a_failed_recipe_is_reported_not_judged():
+    row = claim_row(claim("traffic-classes-latency", "allreduce in the alltoall's class (x alone)"),
+                    Outcome([], {}, 1.0, "RuntimeError: victim shares nothing"))
+    assert row["error"] and row["shares"] == "recipe failed" and row["ordering_holds"] is None
+    assert summary_counts([row])["recipes_failed"] == 1
+
+
+def test_traffic_class_claims():
+    o = Outcome([], {"same_class_impact": 2.5, "own_class_impact": 1.1, "shares_checked": True})
+    same = claim_row(claim("traffic-classes-latency", "allreduce in the alltoall's class (x alone)"), o)
+    assert same["ordering_holds"] and same["within_2x"]
+    o = Outcome([], {"same_class_impact": 1.02, "own_class_impact": 1.05, "shares_checked": True})
+    assert claim_row(claim("traffic-classes-latency", "allreduce in the alltoall's class (x alone)"),
+                     o)["ordering_holds"] is False
+
+
+def test_shares_status():
+    assert shares_status({"shares_checked": True, "paths_checked": True}) == "checked"
+    assert shares_status({"shares_checked": False}) == "FAILED"
+    assert shares_status({"mean_ns": 1}) == "not checked"
+
+
+def test_fitfly_ordering_reads_rows():
+    c = claim("fitfly-networks", "AMG on Fit Fly at the highest background (ms)")
+    rows = [{"network": n, "workload": w, "background": b, "max_comm_time_ns": t, "comparison": "table-2"}
+            for n, t in (("fitfly", 2e6), ("slimfly", 5e6), ("dragonfly", None), ("megafly", 9e6))
+            for w in ("amg", "multigrid") for b in (0.0, 0.725)]
+    row = claim_row(c, Outcome(rows, {"shares_checked": True}))
+    assert row["ours"] == 2.0 and row["ordering_holds"] is True
+    rows[1]["max_comm_time_ns"] = rows[3]["max_comm_time_ns"] = 99e6  # Fit Fly no longer lowest at 72.5%
+    assert claim_row(c, Outcome(rows, {}))["ordering_holds"] is False
+
+
+def test_markdown_has_one_line_per_claim():
+    rows = [claim_row(c, Outcome([], {})) for c in CLAIMS]
+    text = markdown(rows, True, "slingsim validate --quick", "2026-11-27")
+    assert text.startswith("# Validation against the papers")
+    assert sum(1 for line in text.splitlines() if line.startswith("| [")) == len(CLAIMS)
+
+
+def test_cli_refuses_unknown_only(capsys):
+    assert main(["validate", "--only", "no-such-recipe", "--scheduler", "sync", "--out", "/tmp/x"]) == 2
+    assert "no claims for" in capsys.readouterr().err
+
+
+def test_cli_runs_one_recipe(tmp_path, capsys):
+    md = tmp_path / "validation.md"
+    code = main(["validate", "--quick", "--only", "switch-latency", "--scheduler", "sync", "--no-cache", "--quiet",
+                 "--out", str(tmp_path / "out"), "--markdown", str(md), "--json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    (row,) = report["claims"]
+    assert row["experiment"] == "switch-latency" and row["ordering_holds"] and row["within_2x"]
+    assert (tmp_path / "out" / "validation.parquet").exists() and (tmp_path / "out" / "switch-latency").is_dir()
+    assert "switch-latency" in md.read_text()

@@ -161,14 +161,31 @@ impl<T> FlowTable<T> {
         self.find(src, dst).map(|(e, _)| &self.entries[e as usize].pair)
     }
 
+    /// The pair's state, moved to the front of its source's list: the
+    /// flows a source is sending on are found first, ahead of those it
+    /// stopped (a throttled flow keeps its state after its last packet, so
+    /// an alltoall leaves a source with a flow to every peer).
     #[inline]
     pub fn get_mut(&mut self, src: EndpointId, dst: EndpointId) -> Option<&mut T> {
-        self.find(src, dst).map(|(e, _)| &mut self.entries[e as usize].pair)
+        let (e, prev) = self.find(src, dst)?;
+        self.to_front(src, e, prev);
+        Some(&mut self.entries[e as usize].pair)
+    }
+
+    /// Moves entry `e` (after `prev` in `src`'s list) to the list's front.
+    #[inline]
+    fn to_front(&mut self, src: EndpointId, e: u32, prev: u32) {
+        if prev != NO_ENTRY {
+            self.entries[prev as usize].next = self.entries[e as usize].next;
+            self.entries[e as usize].next = self.first[src.index()];
+            self.first[src.index()] = e;
+        }
     }
 
     /// The pair's state, made by `new` if it has none.
     pub fn get_or_insert_with(&mut self, src: EndpointId, dst: EndpointId, new: impl FnOnce() -> T) -> &mut T {
-        if let Some((e, _)) = self.find(src, dst) {
+        if let Some((e, prev)) = self.find(src, dst) {
+            self.to_front(src, e, prev);
             return &mut self.entries[e as usize].pair;
         }
         if self.first.len() <= src.index() {
@@ -336,5 +353,29 @@ mod tests {
         assert_eq!(m.flows, 2, "source 2, last served at 2 us, is forgotten at 8 us; source 1 (3 us) and queued source 5 are not");
         e.leave(&p, ch, 4_000, EndpointId(5), us(20), &mut m);
         assert_eq!(m.flows, 1, "only source 5, served now, counts");
+    }
+
+    #[test]
+    fn flow_table_finds_moves_and_forgets_pairs() {
+        let mut t: FlowTable<u32> = FlowTable::default();
+        let src = EndpointId(3);
+        for d in 0..100 {
+            *t.get_or_insert_with(src, EndpointId(d), || d) += 1000;
+        }
+        // The last inserted is at the front; a found pair moves there.
+        assert_eq!(t.first[3], t.find(src, EndpointId(99)).unwrap().0);
+        assert_eq!(t.get_mut(src, EndpointId(7)).copied(), Some(1007));
+        assert_eq!(t.find(src, EndpointId(7)).unwrap().1, NO_ENTRY, "moved to the front");
+        *t.get_or_insert_with(src, EndpointId(50), || 0) += 1;
+        assert_eq!(t.find(src, EndpointId(50)).unwrap().1, NO_ENTRY);
+        t.remove(src, EndpointId(7));
+        t.remove(src, EndpointId(0));
+        assert_eq!(t.get(src, EndpointId(7)), None);
+        let mut left: Vec<u32> = t.values().copied().collect();
+        left.sort();
+        let mut want: Vec<u32> = (1..100).filter(|&d| d != 7).map(|d| 1000 + d + u32::from(d == 50)).collect();
+        want.sort();
+        assert_eq!(left, want, "every pair kept once, whatever the order");
+        assert_eq!(t.get(EndpointId(4), EndpointId(1)), None);
     }
 }

@@ -144,7 +144,7 @@ impl CongestionControl for Slingshot {
     }
 
     fn ingress_admit(&mut self, src: EndpointId, dst: EndpointId, wire: u32, now: Ps) -> Admit {
-        match self.flows.get(src, dst) {
+        match self.flows.get_mut(src, dst) {
             Some(f) if !f.window.allows(wire, now) => {
                 if f.window.in_flight == 0 {
                     Admit::At(f.window.next_send)

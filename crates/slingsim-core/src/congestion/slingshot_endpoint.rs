@@ -45,7 +45,7 @@ impl CongestionControl for SlingshotEndpoint {
     }
 
     fn admit(&mut self, src: EndpointId, dst: EndpointId, wire: u32, now: Ps) -> Admit {
-        match self.pairs.get(src, dst) {
+        match self.pairs.get_mut(src, dst) {
             Some(st) if !st.allows(wire, now) => {
                 if st.in_flight == 0 {
                     Admit::At(st.next_send) // paced below one packet per round trip

@@ -275,11 +275,17 @@ impl EgressFlows {
 
     /// A packet from `src` leaves the queue of edge output `ch` at `now`,
     /// the queue holding `queued` bytes with it: `marks` get the port's
-    /// congestion level and the flows it counts.
+    /// congestion level and the flows it counts. A port fed by one flow is
+    /// not congested whatever its queue: endpoint congestion is more
+    /// traffic aimed at an endpoint than it drains, and one flow from a NIC
+    /// of the port's rate cannot be that for longer than its packets bunch
+    /// (a flow spread over paths of different lengths arrives in bursts;
+    /// marking them throttled lone flows to a fraction of their rate). Its
+    /// queue is left to link-level back-pressure.
     pub fn leave(&mut self, p: &Params, ch: ChannelId, queued: u64, src: EndpointId, now: Ps, marks: &mut Marks) {
         self.forget_before(ch, now.saturating_sub(p.flow_memory));
         let port = self.ports.get_mut(&(ch.0 as u64)).expect("counted when queued");
-        marks.level = p.congestion_level(queued);
+        marks.level = if port.flows >= 2 { p.congestion_level(queued) } else { 0 };
         marks.flows = port.flows;
         port.recent.push_back((now, src));
         let n = self.sources.get_mut(&source_key(ch, src)).expect("queued packets were counted");
@@ -353,6 +359,15 @@ mod tests {
         assert_eq!(m.flows, 2, "source 2, last served at 2 us, is forgotten at 8 us; source 1 (3 us) and queued source 5 are not");
         e.leave(&p, ch, 4_000, EndpointId(5), us(20), &mut m);
         assert_eq!(m.flows, 1, "only source 5, served now, counts");
+        // A lone flow whose packets bunched: a queue, but no endpoint congestion.
+        for _ in 0..3 {
+            e.enqueue(ch, EndpointId(5));
+        }
+        e.leave(&p, ch, 40_000, EndpointId(5), us(21), &mut m);
+        assert_eq!((m.level, m.flows), (0, 1), "one source feeding the port is not congestion");
+        e.enqueue(ch, EndpointId(6));
+        e.leave(&p, ch, 40_000, EndpointId(5), us(22), &mut m);
+        assert_eq!((m.level, m.flows), (2, 2), "a second source makes the same queue congestion");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 ADAPTIVE WITH HIGH BIAS, which differ by message size, from the NIC counters alone."""
 from __future__ import annotations
 
-from slingsim.experiments.app_aware_routing import run_app_aware_routing, study_points
+from slingsim.experiments.app_aware_routing import key_figures, run_app_aware_routing, study_points
+from slingsim.experiments.output import table_checks
 
 
 def test_full_study_adds_collectives_on_both_groups():
@@ -14,7 +15,9 @@ def test_full_study_adds_collectives_on_both_groups():
 
 
 def test_app_aware_follows_the_better_static_mode_on_ping_pong(tmp_path):
-    rows = run_app_aware_routing(tmp_path, quick=True, scheduler="sync").to_pylist()
+    table = run_app_aware_routing(tmp_path, quick=True, scheduler="sync")
+    rows = table.to_pylist()
+    assert table_checks(table)["app_aware_within_10_percent"]
     at = {(r["workload"], r["routing"]): r for r in rows}
     # The choice matters, both ways: high bias for small messages; for long ones adaptive inside
     # a chassis, whose one minimal path high bias crowds, and high bias across groups, where more
@@ -27,3 +30,15 @@ def test_app_aware_follows_the_better_static_mode_on_ping_pong(tmp_path):
             assert r["over_best_static"] < 1.05, r
             assert 0.0 < r["high_bias_share"] < 1.0
     assert (tmp_path / "app_aware_routing.png").is_file()
+
+
+def test_key_figures_compare_app_aware_with_the_better_static_mode():
+    times = {"small": {"adaptive-0": 10.0, "adaptive-3": 8.0, "app-aware": 8.4},
+             "large": {"adaptive-0": 10.0, "adaptive-3": 12.0, "app-aware": 11.5}}
+    rows = [{"workload": w, "routing": r, "iteration_us": t} for w, by in times.items() for r, t in by.items()]
+    checks = key_figures(rows)
+    assert checks["tests"]["small"] == {"best_static": "adaptive-3", "app_aware_over_best": 1.05}
+    assert checks["tests"]["large"] == {"best_static": "adaptive-0", "app_aware_over_best": 1.15}
+    assert checks["app_aware_worst_ratio"] == 1.15 and not checks["app_aware_within_10_percent"]
+    rows[-1]["iteration_us"] = 10.5
+    assert key_figures(rows)["app_aware_within_10_percent"]

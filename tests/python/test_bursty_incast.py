@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import copy
 
-from slingsim.experiments.bursty_incast import base, plot, study_points, with_aggressor
-from slingsim.experiments.congestion_heatmap import impact_of
+from slingsim.experiments.bursty_incast import base, key_figures, plot, study_points, with_aggressor
+from slingsim.experiments.congestion_heatmap import impact_of, planned_nodes, point_shares
 from slingsim.sweep import run_summaries
 
 
@@ -49,3 +49,26 @@ def test_bursts_barely_touch_the_victim_with_slingshot_but_not_without(tmp_path)
     rows = [{"aggressor_bytes": 1024, "burst_messages": 100, "burst_gap_ns": 1000.0, "impact": slingshot},
             {"aggressor_bytes": 1024, "burst_messages": 0, "burst_gap_ns": None, "impact": 1.0}]
     assert plot(rows, tmp_path / "bursty.png").is_file()
+
+
+def test_the_victim_shares_every_switch_with_the_incast():
+    for _, _, con in study_points(quick=True):
+        shares = point_shares(con, planned_nodes(con))
+        assert shares["meets"] and shares["victim_on_target_switch"]
+        assert shares["shared_switches"] == shares["victim_switches"] == 31  # interleaved over all of Malbec
+
+
+def test_key_figures_find_the_largest_impact_and_where():
+    def row(nbytes, burst, gap, impact):
+        return {"aggressor_bytes": nbytes, "burst_messages": burst, "burst_gap_ns": gap, "impact": impact,
+                "censored": False, "isolated_ns": 10.0, "congested_ns": 10.0 * impact}
+
+    rows = [row(8, 0, None, 1.0), row(8, 10, 1000.0, 1.02), row(1024, 0, None, 1.05), row(1024, 100, 1000.0, 1.18),
+            row(131_072, 0, None, 1.01), row(131_072, 100, 1000.0, 1.03)]
+    checks = key_figures(rows)
+    assert checks["max_impact"] == 1.18
+    assert checks["max_at"] == {"aggressor_bytes": 1024, "burst_messages": 100, "burst_gap_ns": 1000.0}
+    assert checks["persistent_impact"] == 1.05
+    assert checks["smallest_and_largest_bytes"] == [8, 131_072]
+    assert checks["smallest_and_largest_messages_max_impact"] == 1.03
+    assert checks["identical_points"] == 1 and checks["paper"]["max_impact"] == 1.21

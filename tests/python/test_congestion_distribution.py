@@ -2,8 +2,8 @@
 each a full Fig. 9 study; the engine runs of those studies are exercised by test_congestion_heatmap."""
 from __future__ import annotations
 
-from slingsim.experiments.congestion_distribution import AGGRESSOR_PPN, cases, summarise
-from slingsim.experiments.congestion_heatmap import split_pool
+from slingsim.experiments.congestion_distribution import AGGRESSOR_PPN, cases, key_figures, small_pool, summarise
+from slingsim.experiments.congestion_heatmap import SYSTEMS, planned_nodes, point_shares, split_pool, study_points
 from slingsim.experiments.placement import group_pool
 
 
@@ -43,3 +43,53 @@ def test_summary_counts_lower_bounds():
             for v, c in ((1.0, False), (3.0, False), (40.0, True))]
     (row,) = summarise(rows)
     assert (row["points"], row["median"], row["max"], row["censored"]) == (3, 3.0, 40.0, 1)
+
+
+def test_small_pool_spreads_each_group_over_its_switches_and_alternates_groups():
+    malbec = small_pool("slingshot-malbec")
+    assert malbec[:16] == list(range(8)) + list(range(128, 136))
+    assert sorted(malbec) == [s * 16 + k for s in list(range(8)) + list(range(8, 16)) for k in range(8)]
+    assert sorted(small_pool("aries-crystal")) == group_pool("aries-crystal", 2, 64)  # routers of 4: unchanged
+
+
+def test_panel_c_victims_meet_their_aggressor_where_group_order_did_not():
+    def refused(pools):
+        return {(labels["system"], labels["victim_share"])
+                for labels, _, con in study_points(pools=pools, splits=(0.9, 0.5, 0.1), victims=("halo3d",))
+                if not point_shares(con, planned_nodes(con))["meets"]}
+
+    old = {system: group_pool(preset, 2, 64) for system, preset in SYSTEMS.items()}
+    # 10%: 13 nodes on one Malbec switch; 50%: the victim fills group 0, the aggressor group 1.
+    assert refused(old) == {("Slingshot", 0.1), ("Slingshot", 0.5), ("Aries", 0.5)}
+    assert refused({system: small_pool(preset) for system, preset in SYSTEMS.items()}) == set()
+
+
+def test_quick_cases_meet_where_the_configs_fix_the_nodes():
+    known = 0
+    for labels, points in cases(quick=True):
+        for _, _, con in points:
+            shares = point_shares(con, planned_nodes(con))
+            if labels["case"] == "random":
+                assert shares is None  # the engine draws the nodes: checked on the run's nodes
+            else:
+                known += 1
+                assert shares["meets"], labels
+    assert known == 5 * 12
+
+
+def test_key_figures_give_each_violins_maximum():
+    rows = []
+    for system, scale in (("Slingshot", 1.0), ("Aries", 10.0)):
+        for panel, factor in (("A: placement", 1.0), (f"B: aggressor PPN {AGGRESSOR_PPN}", 2.0)):
+            for case, base in (("linear", 1.0), ("interleaved", 2.0), ("random", 3.0)):
+                rows += [{"panel": panel, "case": case, "system": system, "impact": v * base * factor * scale,
+                          "censored": False, "isolated_ns": 1.0, "congested_ns": 2.0} for v in (1.0, 1.5)]
+        rows.append({"panel": "C: 128 nodes", "case": "linear", "system": system, "impact": 4.0 * scale,
+                     "censored": system == "Aries", "isolated_ns": 1.0, "congested_ns": 1.0})
+    checks = key_figures(rows)
+    assert checks["aries_max_impact"] == {"linear": 15.0, "interleaved": 30.0, "random": 45.0}
+    assert checks["slingshot_max_impact_by_ppn"] == {"linear": 3.0, "interleaved": 6.0, "random": 9.0}
+    assert checks["aries_max_impact_128_nodes"] == 40.0 and checks["aries_max_impact_128_nodes_censored"]
+    assert checks["slingshot_max_impact_128_nodes"] == 4.0 and not checks["slingshot_max_impact_128_nodes_censored"]
+    assert checks["aries_max_impact_censored"] == {"linear": False, "interleaved": False, "random": False}
+    assert checks["identical_points"] == 2

@@ -2,7 +2,22 @@
 back-pressure lets an incast slow it by tens of times."""
 from __future__ import annotations
 
-from slingsim.experiments.congestion_heatmap import impact_of, plot, study_points
+import pytest
+
+from slingsim.experiments.congestion_heatmap import (
+    NodeLayout,
+    identical_points,
+    impact_of,
+    impact_row,
+    key_figures,
+    planned_nodes,
+    plot,
+    point_shares,
+    require_meeting,
+    small_message_victims_hurt_most,
+    study_points,
+    victim_shares,
+)
 from slingsim.sweep import run_summaries
 
 
@@ -21,9 +36,11 @@ def test_slingshot_is_less_affected_than_aries(tmp_path):
     summaries = run_summaries([c for _, iso, con in chosen for c in (iso, con)], scheduler="sync")
     rows = []
     for i, (labels, _, _) in enumerate(chosen):
-        impact, censored = impact_of(summaries[2 * i], summaries[2 * i + 1])
-        rows.append({**labels, "impact": impact, "censored": censored})
+        rows.append({**labels, **impact_row(summaries[2 * i], summaries[2 * i + 1])})
     impact = {(r["system"], r["victim"]): r["impact"] for r in rows}
+    # Every victim meets the incast: on 96 nodes Slingshot's sat on one switch and its congested
+    # times equalled its isolated ones to the last bit.
+    assert identical_points(rows) == 0
     # One quick point moves a lot with timing: pingpong 8 B under incast on Aries went 8.8x
     # (before main's host stack and 350 ns hops), 39.8x (after), 8.6x (tiled switch), 2.8x (NIC
     # blocks of 1024 packets, 17,280 B tile buffers). So both victims are asked: neither slows on
@@ -33,3 +50,84 @@ def test_slingshot_is_less_affected_than_aries(tmp_path):
         assert impact[("Aries", victim)] > 2.0 * impact[("Slingshot", victim)]
     assert max(impact[("Aries", v)] for v in ("pingpong 8B", "halo3d")) > 5.0
     assert plot(rows, tmp_path / "heatmap.png").is_file()
+
+
+def row(system, victim, aggressor, impact, censored=False, isolated=1000.0):
+    return {"system": system, "victim": victim, "aggressor": aggressor, "victim_share": 0.1, "impact": impact,
+            "censored": censored, "isolated_ns": isolated, "congested_ns": isolated * impact}
+
+
+def test_key_figures_take_maxima_per_system_and_flag_lower_bounds():
+    rows = [row("Slingshot", "pingpong 8B", "incast", 1.0), row("Slingshot", "halo3d", "all-to-all", 1.2),
+            row("Aries", "pingpong 8B", "incast", 80.0, censored=True), row("Aries", "halo3d", "incast", 40.0),
+            row("Aries", "pingpong 8B", "all-to-all", 1.1), row("Aries", "halo3d", "all-to-all", 0.9)]
+    checks = key_figures(rows)
+    assert checks["slingshot_max_impact"] == 1.2 and not checks["slingshot_max_impact_censored"]
+    assert checks["aries_max_impact"] == 80.0 and checks["aries_max_impact_censored"]
+    assert checks["aries_incast_max_impact"] == 80.0 and checks["aries_incast_max_impact_censored"]
+    assert checks["aries_alltoall_max_impact"] == 1.1 and not checks["aries_alltoall_max_impact_censored"]
+    assert checks["incast_hurts_more_than_alltoall"] is True
+    assert checks["small_message_victims_hurt_most"] is True  # pingpong 8 B (80x) above halo3d (40x)
+    assert checks["identical_points"] == 1  # Slingshot's pingpong: congested time equal to isolated
+    assert checks["paper"]["aries_max_impact"] == 93
+    rows[2]["impact"] = 20.0
+    assert small_message_victims_hurt_most(rows) is False
+    assert small_message_victims_hurt_most([r for r in rows if r["victim"] == "halo3d"]) is None
+
+
+MALBEC = {"kind": "dragonfly", "groups": 4, "switches_per_group": 8, "endpoints_per_switch": 16, "nodes": 484}
+
+
+def test_node_layout_numbers_switches_and_groups_as_the_engine():
+    malbec = NodeLayout(MALBEC)
+    assert malbec.switches(15) == {0} and malbec.switches(16) == {1} and malbec.group(128) == 1
+    shandy = NodeLayout({**MALBEC, "groups": 8, "switches_per_group": 16, "rails": 2, "nodes": 1024})
+    assert shandy.switches(0) == {0, 1} and shandy.switches(8) == {1, 2} and shandy.switches(120) == {15, 0}
+    assert shandy.group(128) == 1 and shandy.switches(128) == {16, 17}
+    crystal = NodeLayout({"kind": "aries", "groups": 2, "rows": 6, "columns": 16, "endpoints_per_switch": 4})
+    assert crystal.switches(18) == {4} and crystal.group(383) == 0 and crystal.group(384) == 1
+
+
+def test_planned_nodes_are_the_nodes_the_engine_places_jobs_on():
+    from slingsim.config import load_config
+    from slingsim.api import Simulation
+
+    cfg = load_config("slingshot-malbec")
+    cfg["traffic"] = []
+    job = {"workload": "barrier", "bytes": 0, "iterations": 1}
+    cfg["job"] = [{**job, "name": "a", "nodes": {"list": [40, 3]}},
+                  {**job, "name": "b", "nodes": {"count": 4}, "placement": "interleaved"},
+                  {**job, "name": "c", "nodes": {"fraction": 0.01}},
+                  {**job, "name": "d", "nodes": {"count": 6}}]
+    planned = planned_nodes(cfg)
+    placed = Simulation(cfg).run().summary["jobs"]
+    assert planned == {name: placed[name]["node_ids"] for name in "abcd"}
+    assert planned["a"] == [40, 3]  # a list keeps its order: its first node holds rank 0
+
+
+def test_a_victim_on_one_switch_is_refused(monkeypatch):
+    # The old quick set-up: 96 nodes, the 10% victim (10 nodes) all on Malbec's switch 0 beside the
+    # incast's target (node 10); its isolated and congested times came out bit-identical. Aries' routers
+    # hold 4 nodes, so there the same victim spans three of them.
+    shares = victim_shares(NodeLayout(MALBEC), list(range(10)), list(range(10, 96)), target=10)
+    assert shares["victim_switches"] == 1 and shares["victim_on_target_switch"] and not shares["meets"]
+    with pytest.raises(RuntimeError, match="cannot meet the aggressor"):
+        require_meeting("congestion-heatmap", {}, shares)
+    import slingsim.experiments.congestion_heatmap as heatmap
+
+    monkeypatch.setattr(heatmap, "QUICK_SPLITS", (0.1,))
+    refused = [labels["system"] for labels, _, con in heatmap.study_points(quick=True)
+               if not point_shares(con, planned_nodes(con))["meets"]]
+    assert set(refused) == {"Slingshot"} and len(refused) == 6
+
+
+def test_quick_victims_meet_the_aggressor():
+    for labels, _, con in study_points(quick=True):
+        shares = point_shares(con, planned_nodes(con))
+        assert shares["meets"], labels
+        assert shares["victim_switches"] >= 2 and shares["shared_switches"] >= 1
+        if labels["aggressor"] == "incast":
+            assert shares["victim_on_target_switch"], labels
+    # Two groups of 64 split 50/50 in group order: victim and aggressor share no switch and no group.
+    shares = victim_shares(NodeLayout(MALBEC), list(range(64)), list(range(128, 192)), target=128)
+    assert shares["victim_switches"] == 4 and not shares["meets"]

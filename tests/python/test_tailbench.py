@@ -2,7 +2,11 @@
 not on Slingshot."""
 from __future__ import annotations
 
-from slingsim.experiments.tailbench import SERVICES, plot, study_points
+import pytest
+
+import slingsim.experiments.tailbench as tailbench
+from slingsim.experiments.congestion_heatmap import planned_nodes, point_shares, require_meeting
+from slingsim.experiments.tailbench import SERVICES, key_figures, plot, study_points
 from slingsim.sweep import run_summaries
 
 
@@ -28,3 +32,34 @@ def test_incast_hurts_silo_on_aries_only(tmp_path):
     assert p99[("Aries", "incast")] > 3.0 * p99[("Aries", "isolated")]
     rows = [{**labels, "p50_us": 1.0, "p95_us": 2.0, "p99_us": 3.0} for labels, _ in chosen]
     assert plot(rows, tmp_path / "tailbench.png").is_file()
+
+
+def incast_shares(points):
+    return {labels["system"]: point_shares(cfg, planned_nodes(cfg)) for labels, cfg in points
+            if labels["condition"] == "incast"}
+
+
+def test_quick_services_meet_the_incast_and_the_old_set_up_is_refused(monkeypatch):
+    for system, shares in incast_shares(study_points(quick=True)).items():
+        assert shares["meets"] and shares["victim_switches"] >= 2 and shares["victim_on_target_switch"], system
+    # The old quick set-up: 96 nodes, 10 service nodes all on Malbec's switch 0.
+    monkeypatch.setattr(tailbench, "QUICK_NODES", 96)
+    old = incast_shares(study_points(quick=True))
+    assert old["Slingshot"]["victim_switches"] == 1 and not old["Slingshot"]["meets"]
+    assert old["Aries"]["meets"]  # Crystal's routers hold 4 nodes: 10 span three of them
+    with pytest.raises(RuntimeError, match="tailbench.*cannot meet"):
+        require_meeting("tailbench", {"system": "Slingshot"}, old["Slingshot"])
+
+
+def test_key_figures_give_each_service_its_impacts_per_system():
+    rows = []
+    for system, factor in (("Slingshot", 1.0), ("Aries", 3.0)):
+        for service in ("Silo", "Sphinx"):
+            rows.append({"system": system, "service": service, "condition": "isolated", "mean_us": 10.0,
+                         "p99_us": 20.0, "impact_mean": 1.0, "impact_p99": 1.0})
+            rows.append({"system": system, "service": service, "condition": "incast", "mean_us": 10.0 * factor,
+                         "p99_us": 40.0 * factor, "impact_mean": factor, "impact_p99": 2.0 * factor})
+    checks = key_figures(rows)
+    assert checks["slingshot_impact"]["Silo"] == {"mean": 1.0, "p99": 2.0}
+    assert checks["aries_impact"]["Sphinx"] == {"mean": 3.0, "p99": 6.0}
+    assert checks["identical_points"] == 2  # both Slingshot services: the same mean as alone

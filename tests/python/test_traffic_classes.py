@@ -2,9 +2,15 @@
 job from a bulk job; minimum shares of 80% and 10% split the bandwidth ~80/20 instead of 50/50."""
 from __future__ import annotations
 
+import pytest
+
+from slingsim.experiments.output import table_checks
 from slingsim.experiments.traffic_classes import (
+    bandwidth_key_figures,
     bandwidth_phases,
+    check_shares,
     job_nodes,
+    latency_key_figures,
     run_traffic_classes_bandwidth,
     run_traffic_classes_latency,
 )
@@ -19,8 +25,39 @@ def test_jobs_are_interleaved_over_both_groups():
         assert len({n // 16 for n in nodes}) == 16  # every switch of both groups
 
 
+def test_jobs_share_switches_and_both_cross_groups():
+    shares = check_shares("t", *job_nodes())
+    assert shares["shared_switches"] == 16 and shares["first_groups"] == shares["second_groups"] == 2
+    with pytest.raises(RuntimeError, match="groups"):  # each job in a group of its own
+        check_shares("t", list(range(64)), list(range(128, 192)))
+    with pytest.raises(RuntimeError, match="share 0 switches"):  # both cross groups, on different switches
+        check_shares("t", list(range(8)) + list(range(128, 136)), list(range(16, 24)) + list(range(144, 152)))
+
+
+def test_latency_key_figures():
+    rows = [{"case": "isolated", "mean_ns": 10.0, "impact": 1.0},
+            {"case": "same class", "mean_ns": 20.0, "impact": 2.0},
+            {"case": "separate classes", "mean_ns": 10.0, "impact": 1.0}]
+    checks = latency_key_figures(rows)
+    assert (checks["same_class_impact"], checks["own_class_impact"], checks["identical_points"]) == (2.0, 1.0, 1)
+    assert (checks["paper"]["same_class_impact"], checks["paper"]["own_class_impact"]) == (2.85, 1.15)
+
+
+def test_bandwidth_key_figures():
+    rows = [{"case": "same class", "job1_alone_gbps": 100.0, "job1_both_gbps": 50.0, "job2_both_gbps": 50.0,
+             "job2_alone_gbps": 100.0, "job1_share_both": 0.5},
+            {"case": "separate classes", "job1_alone_gbps": 100.0, "job1_both_gbps": 80.0, "job2_both_gbps": 20.0,
+             "job2_alone_gbps": 90.0, "job1_share_both": 0.8}]
+    checks = bandwidth_key_figures(rows)
+    assert (checks["one_class_share"], checks["tc1_share"], checks["tc2_share"]) == (0.5, 0.8, 0.2)
+    assert checks["alone_fraction"]["separate classes"] == {"job1": 1.0, "job2": 0.9}
+    assert checks["identical_points"] == 0
+
+
 def test_own_class_shields_the_allreduce(tmp_path):
-    rows = {r["case"]: r for r in run_traffic_classes_latency(tmp_path, scheduler="sync").to_pylist()}
+    table = run_traffic_classes_latency(tmp_path, scheduler="sync")
+    assert table_checks(table)["shares_checked"]
+    rows = {r["case"]: r for r in table.to_pylist()}
     assert rows["isolated"]["impact"] == 1.0
     # Measured with main's host stack: 1.36x with nic.acks = "instant", 1.24x with
     # acks as packets (the alltoall's acks share the tapered global links, so it
@@ -32,7 +69,10 @@ def test_own_class_shields_the_allreduce(tmp_path):
 
 
 def test_minimum_shares_split_the_bandwidth(tmp_path):
-    rows = {r["case"]: r for r in run_traffic_classes_bandwidth(tmp_path, scheduler="sync").to_pylist()}
+    table = run_traffic_classes_bandwidth(tmp_path, scheduler="sync")
+    checks = table_checks(table)
+    assert checks["shares_checked"] and checks["tc1_share"] + checks["tc2_share"] == pytest.approx(1.0)
+    rows = {r["case"]: r for r in table.to_pylist()}
     assert 0.4 < rows["same class"]["job1_share_both"] < 0.6
     assert rows["separate classes"]["job1_share_both"] > 0.68
     separate = rows["separate classes"]

@@ -15,6 +15,16 @@ distributions are narrow.
 Deviation: the paper's aggressors in (B) run 24 processes per node; here
 ``AGGRESSOR_PPN`` = 4, because an MPI alltoall of 24 x 400 ranks expands
 into tens of millions of point-to-point operations.
+
+Every point must pass ``congestion_heatmap``'s check that the victim meets
+its aggressor (``victim_shares``), or the recipe refuses to report. So
+(C)'s pool (``small_pool``) takes the first 8 nodes of each switch (on
+Crystal, whose routers hold 4, the first 64 nodes of each group as
+before), and lists them switch by switch, alternating between the two
+groups, before the victim takes the first of them: with the first 64 nodes
+of each group in group order a 10% victim (13 nodes) sat on one Malbec
+switch, and a 50% victim filled group 0 while the aggressor filled group 1;
+neither victim ever met its aggressor's traffic.
 """
 from __future__ import annotations
 
@@ -32,14 +42,33 @@ from .. import provenance  # noqa: E402
 from ..cluster import SchedulerLike  # noqa: E402
 from ..figures import plain_log_labels, save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
-from .congestion_heatmap import SYSTEMS, run_points, study_points  # noqa: E402
+from .congestion_heatmap import (  # noqa: E402
+    SYSTEMS,
+    identical_points,
+    max_impact,
+    run_points,
+    study_points,
+    summarise_shares,
+)
 from .output import study_output  # noqa: E402
-from .placement import group_pool  # noqa: E402
+from .placement import nodes_per_group, nodes_per_switch  # noqa: E402
 
 PLACEMENTS = ("linear", "interleaved", "random")
 AGGRESSOR_PPN = 4
 SMALL_GROUP_NODES = 64
 """Fig. 10 (C): nodes taken from each of two groups."""
+SMALL_GROUP_PER_SWITCH = 8
+"""Fig. 10 (C): at most this many of a group's nodes from each switch, so a 10% victim spans switches."""
+
+
+def small_pool(preset: str, groups: int = 2, per_group: int = SMALL_GROUP_NODES) -> List[int]:
+    """``per_group`` nodes of each of the first ``groups`` groups, the first ``SMALL_GROUP_PER_SWITCH`` (at
+    most) of each switch; listed switch by switch, the groups in turn (switch 0 of group 0, switch 0 of
+    group 1, switch 1 of group 0, ...), so a victim taking the first of them spans both groups."""
+    size, switch_size = nodes_per_group(preset), nodes_per_switch(preset)
+    take = min(switch_size, SMALL_GROUP_PER_SWITCH)
+    switches = -(-per_group // take)
+    return [g * size + s * switch_size + k for s in range(switches) for g in range(groups) for k in range(take)]
 
 
 def cases(quick: bool = False) -> List[Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], Any, Any]]]]:
@@ -51,7 +80,7 @@ def cases(quick: bool = False) -> List[Tuple[Dict[str, Any], List[Tuple[Dict[str
     for placement in PLACEMENTS:
         out.append(({"panel": f"B: aggressor PPN {AGGRESSOR_PPN}", "case": placement},
                     study_points(quick, placement=placement, aggressor_ppn=AGGRESSOR_PPN)))
-    pools = {system: group_pool(preset, 2, SMALL_GROUP_NODES) for system, preset in SYSTEMS.items()}
+    pools = {system: small_pool(preset) for system, preset in SYSTEMS.items()}
     out.append(({"panel": f"C: {2 * SMALL_GROUP_NODES} nodes", "case": "linear"},
                 study_points(quick, pools=pools)))
     return out
@@ -70,16 +99,45 @@ def run_congestion_distribution(
     all_cases = cases(quick)
     points = [p for _, ps in all_cases for p in ps]
     started = provenance.now()
-    rows, summaries = run_points(points, scheduler, workers, progress, cache)
-    labelled, at = [], 0
+    rows, summaries, shares = run_points(points, scheduler, workers, progress, cache, name="congestion-distribution")
+    labelled, shared, at = [], {}, 0
     for labels, ps in all_cases:
         labelled += [{**labels, **row} for row in rows[at:at + len(ps)]]
+        shared[f"{labels['panel']}: {labels['case']}"] = summarise_shares(ps, shares[at:at + len(ps)])
         at += len(ps)
     summary = summarise(labelled)
+    checks = {**key_figures(labelled), "shares_checked": True, "shares": shared}
     with study_output(out_dir, summaries, started, {"quick": quick}) as out:
         out.write(congestion_distribution=labelled)
         plot(labelled, out.path / "congestion_distribution.png", out.provenance)
-        return out.table(summary)
+        return out.table(summary, checks)
+
+
+def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """Each violin's maximum, per system: by placement (A), by placement with busier aggressors (B), on
+    128 nodes (C); each with whether it is a lower bound (a censored point in its violin)."""
+    out: Dict[str, Any] = {}
+    for system in ("Slingshot", "Aries"):
+        mine = [r for r in rows if r["system"] == system]
+        prefix = system.lower()
+        for key, panel in (("max_impact", "A"), ("max_impact_by_ppn", "B"), ("max_impact_128_nodes", "C")):
+            cases = {r["case"]: max_impact([m for m in mine if m["panel"] == r["panel"] and m["case"] == r["case"]])
+                     for r in mine if r["panel"].startswith(panel)}
+            if key == "max_impact_128_nodes":  # one case: linear
+                out[f"{prefix}_{key}"], out[f"{prefix}_{key}_censored"] = cases.get("linear", (None, False))
+            else:
+                out[f"{prefix}_{key}"] = {case: v for case, (v, _) in cases.items()}
+                out[f"{prefix}_{key}_censored"] = {case: c for case, (_, c) in cases.items()}
+    out["aggressor_ppn"] = AGGRESSOR_PPN
+    out["identical_points"] = identical_points(rows)
+    out["paper"] = {"source": "[DeSensi20] Sec. III-A, Fig. 10",
+                    "aries_max_impact": {"linear": "at most 100", "interleaved": "up to 150", "random": "up to 150"},
+                    "slingshot_max_impact": "below 2 in all but one case",
+                    "by_ppn": "24 aggressor processes per node: Aries worse, especially random; Slingshot's maximum "
+                              "about 200 times lower than Aries'",
+                    "max_impact_128_nodes": {"aries": [154, 40], "slingshot": [2.3, 1.5],
+                                             "note": "maximum on 512 nodes, then on 128 nodes"}}
+    return out
 
 
 def summarise(rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:

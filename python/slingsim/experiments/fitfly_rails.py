@@ -9,6 +9,9 @@ rails. Loads here are, as in the paper, percentages of one link's bandwidth
 
 The full study uses the paper's q = 13 Slim Fly (338 routers and 3,042
 nodes per plane); ``quick`` uses q = 5 (50 routers, 200 nodes per plane).
+
+The checks give each network's saturation, the most load it accepted at any offered load, and
+whether it grows with the rails; the paper's values are not in its text.
 """
 from __future__ import annotations
 
@@ -92,7 +95,28 @@ def run_fitfly_rails(
     with study_output(out_dir, summaries, started, {"quick": quick}) as out:
         out.write(fitfly_rails=rows)
         plot(rows, out.path / "accepted_vs_offered.png", quick, out.provenance)
-        return out.table(rows)
+        return out.table(rows, key_figures(rows))
+
+
+def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """Saturation (the most accepted load, % of one link per node) per network, its ratio to Slim Fly's,
+    8 rails' over 2 rails' (4 if it grows in proportion), and whether it grows with every added rail."""
+    saturation: Dict[int, float] = {}
+    names: Dict[int, str] = {}
+    for r in rows:
+        saturation[r["rails"]] = max(saturation.get(r["rails"], 0.0), r["accepted_percent"])
+        names[r["rails"]] = r["network"]
+    rails = sorted(saturation)
+    return {
+        "saturation_percent": {names[k]: round(saturation[k], 1) for k in rails},
+        "saturation_over_slim_fly": ({names[k]: round(saturation[k] / saturation[1], 3) for k in rails}
+                                     if 1 in saturation else None),
+        "fitfly_8_over_2": round(saturation[8] / saturation[2], 3) if {2, 8} <= set(saturation) else None,
+        "accepted_grows_with_rails": all(saturation[a] < saturation[b] for a, b in zip(rails, rails[1:])),
+        "paper": {"source": "[McGlohon19] Sec. 5, Fig. 3",
+                  "shape": "accepted load grows in proportion to the number of rails (= planes); the values are "
+                           "not in the paper's text"},
+    }
 
 
 def plot(rows: List[Dict[str, object]], path: Path, quick: bool, provenance: Optional[Dict[str, Any]] = None) -> Path:

@@ -27,6 +27,11 @@ first is done (the paper's third phase).
 Both studies take seconds, so ``quick`` runs them whole: a shorter run
 would end before the alltoall's rounds cross groups or before the second
 job has started.
+
+Both recipes report only if the two jobs share what the figures need
+(:func:`check_shares`): each job spans at least two groups, so its traffic
+crosses the tapered global links, and the jobs share at least one switch,
+where the classes' arbitration meets both.
 """
 from __future__ import annotations
 
@@ -47,6 +52,7 @@ from ..figures import plain_log_labels, save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import run_many, run_summaries  # noqa: E402
+from .congestion_heatmap import NodeLayout, victim_shares  # noqa: E402
 from .output import study_output  # noqa: E402
 from .placement import nodes_per_group, nodes_per_switch  # noqa: E402
 
@@ -74,6 +80,23 @@ def job_nodes() -> Tuple[List[int], List[int]]:
     switches = 2 * nodes_per_group(SYSTEM) // per_switch
     pool = [switch * per_switch + k for switch in range(switches) for k in range(8)]
     return pool[0::2], pool[1::2]
+
+
+def check_shares(name: str, first: List[int], second: List[int]) -> Dict[str, Any]:
+    """What the first job's nodes (``victim_*``) share with the second's (``congestion_heatmap.victim_shares``)
+    and the groups each spans; raises unless both span at least two groups (their traffic crosses the
+    tapered global links) and they share at least one switch."""
+    layout = NodeLayout(load_config(SYSTEM)["topology"])
+    shares = victim_shares(layout, first, second)
+    del shares["meets"]
+    groups = [len({layout.group(n) for n in nodes}) for nodes in (first, second)]
+    shares["first_groups"], shares["second_groups"] = groups
+    if min(groups) < 2 or not shares["shared_switches"]:
+        raise RuntimeError(f"{name}: the two jobs span {shares['first_groups']} and {shares['second_groups']} groups "
+                           f"(at least 2 each needed, to cross the tapered global links) and share "
+                           f"{shares['shared_switches']} switches (at least 1 needed); place both over switches of "
+                           "two or more groups, interleaved")
+    return shares
 
 
 def tapered_malbec() -> Config:
@@ -127,6 +150,7 @@ def run_traffic_classes_latency(
     (every allreduce iteration) and ``traffic_classes_latency.png``; return the case table."""
     started = provenance.now()
     configs = latency_configs()
+    shares = check_shares("traffic-classes-latency", *(job["nodes"]["list"] for job in configs["same class"]["job"]))
     summaries = dict(zip(configs, run_summaries(list(configs.values()), scheduler, workers, progress, cache)))
     isolated = statistics.fmean(t for _, t in iteration_series(summaries["isolated"]))
     rows, series_rows = [], []
@@ -137,10 +161,22 @@ def run_traffic_classes_latency(
         rows.append({"case": case, "iterations": len(during), "mean_ns": mean,
                      "p99_ns": _percentile(during, 0.99), "impact": mean / isolated if mean else None})
         series_rows += [{"case": case, "end_ns": end, "time_ns": t} for end, t in series]
+    checks = {**latency_key_figures(rows), "shares_checked": True, "shares": shares}
     with study_output(out_dir, summaries.values(), started, {"quick": quick}) as out:
         out.write(traffic_classes_latency=rows, traffic_classes_latency_iterations=series_rows)
         plot_latency(series_rows, rows, out.path / "traffic_classes_latency.png", out.provenance)
-        return out.table(rows)
+        return out.table(rows, checks)
+
+
+def latency_key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """Fig. 13: the allreduce's impact in the alltoall's class and in its own; how many of the two it came
+    through with exactly its isolated mean."""
+    at = {r["case"]: r for r in rows}
+    impact = {case: round(at[case]["impact"], 3) if at[case]["impact"] is not None else None for case in CASES}
+    return {"same_class_impact": impact["same class"], "own_class_impact": impact["separate classes"],
+            "identical_points": sum(at[case]["mean_ns"] == at["isolated"]["mean_ns"] for case in CASES),
+            "paper": {"source": "[DeSensi20] Sec. III-B, Fig. 13", "same_class_impact": 2.85,
+                      "own_class_impact": 1.15}}
 
 
 def _percentile(values: List[float], q: float) -> Optional[float]:
@@ -225,6 +261,8 @@ def run_traffic_classes_bandwidth(
     ``..._timeline.parquet`` and ``traffic_classes_bandwidth.png``; return the case table."""
     started = provenance.now()
     configs = bandwidth_configs()
+    shares = check_shares("traffic-classes-bandwidth",
+                          *(source["nodes"]["list"] for source in configs["separate classes"]["traffic"]))
     results = run_many(list(configs.values()), scheduler, workers, progress, cache)
     rows, timeline_rows = [], []
     for case, result in zip(configs, results):
@@ -236,10 +274,35 @@ def run_traffic_classes_bandwidth(
                      "end_reason": result.summary["end_reason"]})
         timeline_rows += [{"case": case, "job": r["source"], "t_ns": r["t_ns"], "gbps": r["throughput_gbps"]}
                           for r in timeline]
+    checks = {**bandwidth_key_figures(rows), "shares_checked": True, "shares": shares}
     with study_output(out_dir, [r.summary for r in results], started, {"quick": quick}) as out:
         out.write(traffic_classes_bandwidth=rows, traffic_classes_bandwidth_timeline=timeline_rows)
         plot_bandwidth(timeline_rows, out.path / "traffic_classes_bandwidth.png", out.provenance)
-        return out.table(rows)
+        return out.table(rows, checks)
+
+
+def bandwidth_key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """Fig. 14: the first job's share of the two jobs' bandwidth while both run, in one class
+    (``one_class_share``) and in TC1 beside TC2 (``tc1_share``, ``tc2_share`` the rest); each job's bandwidth
+    alone over the two jobs' total while both run (``alone_fraction``: 1 = a job alone takes all of it);
+    how many cases left the first job's bandwidth exactly where it was alone."""
+    at = {r["case"]: r for r in rows}
+
+    def rounded(value: Optional[float]) -> Optional[float]:
+        return round(value, 3) if value is not None else None
+
+    alone = {}
+    for case, r in at.items():
+        both = (r["job1_both_gbps"] or 0.0) + (r["job2_both_gbps"] or 0.0)
+        alone[case] = {job: rounded(r[f"{job}_alone_gbps"] / both) if both and r[f"{job}_alone_gbps"] else None
+                       for job in ("job1", "job2")}
+    tc1 = at["separate classes"]["job1_share_both"]
+    return {"one_class_share": rounded(at["same class"]["job1_share_both"]),
+            "tc1_share": rounded(tc1), "tc2_share": rounded(1.0 - tc1) if tc1 is not None else None,
+            "alone_fraction": alone,
+            "identical_points": sum(r["job1_both_gbps"] == r["job1_alone_gbps"] for r in rows),
+            "paper": {"source": "[DeSensi20] Sec. III-B, Fig. 14", "one_class_share": 0.5, "tc1_share": 0.8,
+                      "tc2_share": 0.2, "alone_fraction": 1.0}}
 
 
 def plot_bandwidth(timeline_rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:

@@ -99,7 +99,7 @@ def test_installed_command_reports_errors_without_traceback():
 def test_help_describes_every_option():
     parser = build_parser()
     subparsers = next(a for a in parser._actions if a.dest == "command").choices
-    assert set(subparsers) == {"run", "topo", "sweep-load", "demo", "bench", "experiment", "gpcnet", "trace",
+    assert set(subparsers) == {"run", "topo", "sweep-load", "demo", "bench", "experiment", "validate", "gpcnet", "trace",
                                "plot", "cache"}
     nested = [(f"{parent} {k}", v) for parent, dest in (("trace", "trace_command"), ("cache", "cache_command"))
               for k, v in next(a for a in subparsers[parent]._actions if a.dest == dest).choices.items()]

@@ -42,3 +42,11 @@ def test_key_figures_compare_app_aware_with_the_better_static_mode():
     assert checks["app_aware_worst_ratio"] == 1.15 and not checks["app_aware_within_10_percent"]
     rows[-1]["iteration_us"] = 10.5
     assert key_figures(rows)["app_aware_within_10_percent"]
+
+
+def test_pairs_and_spread_nodes_sit_in_their_groups(monkeypatch):
+    from slingsim.experiments import app_aware_routing as a
+
+    assert a.placement_holds()
+    monkeypatch.setitem(a.PAIRS, "two groups", [0, 100])
+    assert not a.placement_holds()

@@ -32,3 +32,11 @@ def test_latency_steps_by_the_extra_hops_and_bandwidth_reaches_line_rate(tmp_pat
     assert checks["spread_8B"] <= 0.45 and checks["spread_16KiB"] < 0.12 and checks["max_spread_from_16KiB"] < 0.12, checks
     assert 1500 <= checks["one_switch_rtt2_ns"] <= 1800, checks
     assert (tmp_path / "node_distance.png").is_file()
+
+
+def test_the_pairs_sit_at_their_distances():
+    from slingsim.experiments.node_distance import DISTANCES, distances_hold
+
+    assert distances_hold(DISTANCES)
+    assert not distances_hold({**DISTANCES, "same group": (0, 1)})  # one switch is not two switches of a group
+    assert not distances_hold({**DISTANCES, "different groups": (0, 100)})

@@ -37,7 +37,7 @@ from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
 from .output import study_output  # noqa: E402
-from .placement import group_pool  # noqa: E402
+from .placement import group_pool, nodes_per_group  # noqa: E402
 
 SYSTEM = "aries-crystal"
 ROUTINGS = ("adaptive-0", "adaptive-3", "app-aware")
@@ -118,6 +118,16 @@ def run_app_aware_routing(
         return out.table(rows, key_figures(rows))
 
 
+def placement_holds() -> bool:
+    """Whether the one-group pair shares a group, the two-group pair does not, and the spread nodes fill both
+    groups equally (Crystal's nodes are numbered group by group)."""
+    per_group = nodes_per_group(SYSTEM)
+    groups = {name: {n // per_group for n in nodes} for name, nodes in PAIRS.items()}
+    spread = [n // per_group for n in SPREAD_NODES]
+    return (len(groups["one group"]) == 1 and len(groups["two groups"]) == 2
+            and spread.count(0) == spread.count(1) == len(spread) // 2)
+
+
 def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     """Per workload the better static mode and app-aware's time over it; whether app-aware is within
     ``WITHIN`` of it everywhere."""
@@ -128,6 +138,7 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
         tests[name] = {"best_static": best, "app_aware_over_best": round(time["app-aware"] / time[best], 3)}
     worst = max(t["app_aware_over_best"] for t in tests.values())
     return {
+        "pairs_checked": placement_holds(),
         "tests": tests,
         "app_aware_worst_ratio": worst,
         "app_aware_within_10_percent": worst <= WITHIN,

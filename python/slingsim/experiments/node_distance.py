@@ -36,6 +36,7 @@ from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
 from .output import study_output  # noqa: E402
+from .placement import nodes_per_group, nodes_per_switch  # noqa: E402
 from .roce_host import SYSTEM, idle_malbec  # noqa: E402
 
 DISTANCES = {"same switch": (0, 1), "same group": (0, 16), "different groups": (0, 144)}
@@ -111,10 +112,21 @@ def spread(rows: List[Dict[str, Any]], nbytes: int) -> float:
     return max(half) / min(half) - 1
 
 
+def distances_hold(pairs: Dict[str, Tuple[int, int]] = DISTANCES) -> bool:
+    """Whether each pair sits where its name says on Malbec: one switch; two switches of one group; two groups."""
+    per_switch, per_group = nodes_per_switch(SYSTEM), nodes_per_group(SYSTEM)
+    where = {name: (a // per_switch == b // per_switch, a // per_group == b // per_group)
+             for name, (a, b) in pairs.items()}
+    return (where["same switch"] == (True, True) and where["same group"] == (False, True)
+            and where["different groups"] == (False, False))
+
+
 def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """What Fig. 4 and [Roweth] Sec. II-F state, ours beside the papers'."""
+    """What Fig. 4 and [Roweth] Sec. II-F state, ours beside the papers'; ``distances_checked``: each pair of
+    nodes sits at the distance its row names."""
     one_switch = next(r["half_rtt_us"] for r in rows if r["distance"] == "same switch" and r["bytes"] == 8)
     return {
+        "distances_checked": distances_hold(),
         "spread_8B": round(spread(rows, 8), 4),
         "spread_16KiB": round(spread(rows, 16_384), 4),
         "max_spread_from_16KiB": round(max(spread(rows, b) for b in {r["bytes"] for r in rows} if b >= 16_384), 4),

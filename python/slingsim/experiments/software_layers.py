@@ -26,7 +26,8 @@ from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
 from .output import study_output  # noqa: E402
-from .roce_host import idle_malbec  # noqa: E402
+from .placement import nodes_per_switch  # noqa: E402
+from .roce_host import SYSTEM, idle_malbec  # noqa: E402
 
 LAYERS = ("verbs", "libfabric", "mpi")
 NODES = (0, 1)
@@ -51,9 +52,12 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
 
 
 def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """RTT/2 at 8 B per layer and MPI's share over libfabric there."""
+    """RTT/2 at 8 B per layer and MPI's share over libfabric there; ``one_switch_checked``: the two nodes
+    share a switch, as the paper's did."""
     at8 = {r["layer"]: r["half_rtt_us"] * 1e3 for r in rows if r["bytes"] == 8}
+    per_switch = nodes_per_switch(SYSTEM)
     return {
+        "one_switch_checked": len({n // per_switch for n in NODES}) == 1,
         "rtt2_8B_ns": {k: round(v, 1) for k, v in at8.items()},
         "mpi_over_libfabric_8B": round(at8["mpi"] / at8["libfabric"] - 1, 4),
         "paper": {"mpi_over_libfabric_8B": "marginal ([DeSensi20] Fig. 5: MPI adds only a marginal overhead "

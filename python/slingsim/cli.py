@@ -496,15 +496,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from .atomic import write_text
     from .report import text_table
     from .tables import write_rows
-    from .validation import HEADERS, markdown, run_validation, summary_counts, table_cells
+    from .validation import HEADERS, Outcome, markdown, run_validation, summary_counts, table_cells
 
     only = [n for n in args.only.split(",") if n] if args.only else None
 
-    def said(name: str, outcome: object) -> None:
+    def said(name: str, outcome: Outcome) -> None:
         if not args.quiet:
-            error = getattr(outcome, "error")
-            state = f"failed: {error}" if error else "done"
-            print(f"validate: {name} {state} ({getattr(outcome, 'seconds'):.0f} s)", file=sys.stderr, flush=True)
+            state = f"failed: {outcome.error}" if outcome.error else "done"
+            print(f"validate: {name} {state} ({outcome.seconds:.0f} s)", file=sys.stderr, flush=True)
 
     started = provenance.now()
     rows = run_validation(args.out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from slingsim.experiments.placement import NodeLayout
 from slingsim.experiments.congestion_heatmap import (
-    NodeLayout,
     identical_points,
     impact_of,
     impact_row,

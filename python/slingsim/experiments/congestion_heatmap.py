@@ -38,7 +38,7 @@ import copy
 import math
 import random
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import matplotlib
 
@@ -54,6 +54,7 @@ from ..figures import plain_log_labels, save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..sweep import run_summaries  # noqa: E402
 from .output import study_output  # noqa: E402
+from .placement import NodeLayout  # noqa: E402
 
 SYSTEMS = {"Slingshot": "slingshot-malbec", "Aries": "aries-crystal"}
 VICTIMS = {
@@ -185,37 +186,6 @@ def impact_row(iso: Dict[str, Any], con: Dict[str, Any]) -> Dict[str, Any]:
     return {"impact": impact, "censored": censored,
             "isolated_ns": (iso["jobs"]["victim"]["iteration_ns"] or {}).get("mean"),
             "congested_ns": (con["jobs"]["victim"]["iteration_ns"] or {}).get("mean")}
-
-
-class NodeLayout:
-    """The switches and the group a node of a dragonfly or Aries topology sits on, numbered as the engine
-    numbers them: nodes group by group, switch by switch. A dragonfly switch holds endpoints / rails nodes
-    and rail r of a node sits r switches after its first (crates/slingsim-core/src/topology/dragonfly.rs);
-    an Aries router holds ``endpoints_per_switch`` nodes and a group rows x columns routers."""
-
-    def __init__(self, topology: Dict[str, Any]) -> None:
-        rails = topology.get("rails", 1)
-        if topology["kind"] == "dragonfly":
-            switches = topology["switches_per_group"]
-        elif topology["kind"] == "aries" and rails == 1:
-            switches = topology["rows"] * topology["columns"]
-        else:
-            raise ValueError(f"node layout: topology kind {topology['kind']!r} with {rails} rails is not known here")
-        self.rails = rails
-        self.switches_per_group = switches
-        self.per_switch = topology["endpoints_per_switch"] // rails
-        self.per_group = switches * self.per_switch
-        self.nodes = topology.get("nodes", topology["groups"] * self.per_group)
-
-    def switches(self, node: int) -> Set[int]:
-        """The switches of the node's NICs, one per rail."""
-        group, m = divmod(node, self.per_group)
-        first = m // self.per_switch
-        a = self.switches_per_group
-        return {group * a + (first + rail) % a for rail in range(self.rails)}
-
-    def group(self, node: int) -> int:
-        return node // self.per_group
 
 
 def planned_nodes(cfg: Config) -> Dict[str, Optional[List[int]]]:

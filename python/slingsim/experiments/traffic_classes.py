@@ -52,9 +52,9 @@ from ..figures import plain_log_labels, save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import run_many, run_summaries  # noqa: E402
-from .congestion_heatmap import NodeLayout, victim_shares  # noqa: E402
+from .congestion_heatmap import victim_shares  # noqa: E402
 from .output import study_output  # noqa: E402
-from .placement import nodes_per_group, nodes_per_switch  # noqa: E402
+from .placement import NodeLayout, nodes_per_group, nodes_per_switch  # noqa: E402
 
 SYSTEM = "slingshot-malbec"
 TAPER = 0.25

@@ -44,6 +44,10 @@ pub(crate) struct Transmitter {
     pub to_endpoint: bool,
     /// The link is switch-to-switch (counts as a hop).
     pub fabric: bool,
+    /// A switch output whose every waiting packet lacks credits since
+    /// [`Channels::stall_from`] (the back-pressure stall Aries' tile
+    /// counters count, [DeSensi19] Sec. 2.3).
+    pub stalling: bool,
     /// Credits (bytes) of each VC when there are at most [`INLINE_VCS`].
     credits: [i32; INLINE_VCS],
     /// The switch's first non-empty queue for this output (its handle; `NONE`: all empty).
@@ -246,6 +250,11 @@ pub(crate) struct Channels {
     fail_at: Vec<Ps>,
     /// Packets replayed by link-level retry on each channel (empty on clean links).
     pub replays: Vec<u64>,
+    /// When the stall of each stalling output began (read only while
+    /// [`Transmitter::stalling`]).
+    stall_from: Vec<Ps>,
+    /// Stalled time of each output inside the measurement window.
+    stalled_ps: Vec<Ps>,
     /// Credits of one VC of a fabric input buffer.
     pub vc_capacity: i64,
 }
@@ -281,6 +290,7 @@ impl Channels {
                     waiting_credit: false,
                     to_endpoint: matches!(c.dst, End::Endpoint(_)),
                     fabric: c.kind != LinkKind::Terminal,
+                    stalling: false,
                     credits: [0; INLINE_VCS],
                     queues: NONE,
                     xbar: CrossbarRead::default(),
@@ -294,6 +304,8 @@ impl Channels {
             from_endpoint: net.channels.iter().map(|c| if let End::Endpoint(e) = c.src { e } else { EndpointId::NONE }).collect(),
             fail_at: Vec::new(),
             replays: if lossy_links { vec![0; nch] } else { Vec::new() },
+            stall_from: vec![NEVER; nch],
+            stalled_ps: vec![Ps::ZERO; nch],
             vc_capacity,
         };
         if !fail_at.is_empty() {
@@ -479,6 +491,36 @@ impl Channels {
         }
     }
 
+    /// Output `ch` has packets waiting and every one lacks credits at
+    /// `now`: a stall begins, unless one is under way.
+    #[inline]
+    pub fn stall(&mut self, ch: ChannelId, now: Ps) {
+        let t = &mut self.tx[ch];
+        if !t.stalling {
+            t.stalling = true;
+            self.stall_from[ch.index()] = now;
+        }
+    }
+
+    /// The stall of output `ch`, if any, ends at `now` (it sends, or no
+    /// waiting packet lacks credits any more); its part inside the window
+    /// `[from, until)` is counted.
+    #[inline]
+    pub fn unstall(&mut self, ch: ChannelId, now: Ps, from: Ps, until: Ps) {
+        if std::mem::take(&mut self.tx[ch].stalling) {
+            let i = ch.index();
+            self.stalled_ps[i] += overlap(self.stall_from[i], now, from, until);
+        }
+    }
+
+    /// Stalled time of output `ch` inside the window `[from, until)` as of
+    /// `now`, a stall under way counted to `now`.
+    pub fn stalled(&self, ch: ChannelId, now: Ps, from: Ps, until: Ps) -> Ps {
+        let i = ch.index();
+        let open = if self.tx[ch].stalling { overlap(self.stall_from[i], now, from, until) } else { Ps::ZERO };
+        self.stalled_ps[i] + open
+    }
+
     /// Counts a transmission on `ch` of `ser` ps and `wire` bytes that
     /// started at `start`, if inside the measurement window.
     #[inline]
@@ -491,9 +533,22 @@ impl Channels {
     }
 }
 
+/// Length of `[a, b)` inside `[from, until)`.
+fn overlap(a: Ps, b: Ps, from: Ps, until: Ps) -> Ps {
+    b.min(until).saturating_sub(a.max(from))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stall_counts_only_inside_the_window() {
+        assert_eq!(overlap(Ps(10), Ps(50), Ps(20), Ps(40)), Ps(20));
+        assert_eq!(overlap(Ps(10), Ps(15), Ps(20), Ps(40)), Ps::ZERO);
+        assert_eq!(overlap(Ps(30), Ps(35), Ps(20), Ps(40)), Ps(5));
+        assert_eq!(overlap(Ps(45), Ps(60), Ps(20), Ps(40)), Ps::ZERO);
+    }
 
     /// The rings against a sorted reference: returns inserted out of
     /// order, rings growing, wrapping and shrinking back to empty, rings

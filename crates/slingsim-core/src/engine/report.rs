@@ -392,6 +392,8 @@ impl Simulation {
         let w = self.window().as_f64();
         t.push("utilization", Column::F64(tx.iter().map(|t| t.busy_ps.as_f64() / w).collect()));
         t.push("llr_replays", Column::U64(ch.ids().map(|c| self.channels.replays(c)).collect()));
+        let (now, from, until) = (self.clock.now, self.clock.warmup, self.clock.window_end);
+        t.push("stalled_ns", Column::F64(ch.ids().map(|c| self.channels.stalled(c, now, from, until).as_f64() / 1e3).collect()));
         t
     }
 

@@ -397,6 +397,12 @@ impl Simulation {
     /// credits, when the next credit return lands (or whenever one comes,
     /// if none is on its way). Both switch models end arbitration here.
     pub(super) fn retry_later(&mut self, ch: ChannelId, mut wake: Ps, credit_blocked: bool) {
+        let now = self.clock.now;
+        if credit_blocked {
+            self.channels.stall(ch, now);
+        } else if self.channels.tx[ch].stalling {
+            self.channels.unstall(ch, now, self.clock.warmup, self.clock.window_end);
+        }
         if credit_blocked {
             // Absorbed when the shortfall was found: the next return is current.
             let next_return = self.channels.tx[ch].next_credit_at;
@@ -541,6 +547,9 @@ impl Simulation {
     #[inline]
     pub(crate) fn account_transmission(&mut self, ch: ChannelId, start: Ps, ser: Ps, wire: u32) {
         let in_window = self.clock.in_window(start);
+        if self.channels.tx[ch].stalling {
+            self.channels.unstall(ch, start, self.clock.warmup, self.clock.window_end);
+        }
         self.channels.account(ch, ser, wire, in_window);
         self.measure.packet_hops += 1;
         self.clock.last_progress = start;

@@ -1,0 +1,191 @@
+"""[DeSensi19] Table 1: the router counters of a job that does nothing grow with the time it is watched.
+
+A job of 16 nodes on 5 Aries routers of ``aries-daint`` (a fragmented allocation) only waits, for one
+period and then for two, and ends; other jobs (the seeded background of ``allocation.py``) keep
+running on the rest of its group. Each run reads what the paper read from the job's routers: the
+flits coming into them (every link into one of the 5 routers, from NICs and from other routers,
+bytes over the flit size) and their tiles' stalled time (the links table's ``stalled_ns`` of every
+output of the 5 routers: packets waiting and none with credits downstream), in ns and in cycles of
+one flit time at the NIC's rate. The job itself sends nothing, so everything counted is other jobs'
+traffic; the counters double when the wait doubles, their rates per second stay the same. The
+paper's lesson (Sec. 3.2): a longer run sees more flits because it lasted longer, not the other way
+round; normalise the counters by the observation time, or read NIC counters, which only the job's
+own packets move.
+
+The paper waited 1 s and 2 s (110M and 255M incoming flits, 94M and 157M stalled cycles). Simulating
+seconds of a busy machine's background at 64 B packets is out of reach here: the recipe waits
+20 ms and 40 ms (``--quick``: 4 ms and 8 ms), long against the background jobs' periods (at most
+4 ms), so each run sees many of their bursts.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pyarrow as pa  # noqa: E402
+
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
+from ..config import Config, load_config  # noqa: E402
+from ..figures import save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
+from ..sweep import run_many  # noqa: E402
+from .allocation import Shape, background_jobs, fragmented, shape  # noqa: E402
+from .output import study_output  # noqa: E402
+from .placement import NodeLayout  # noqa: E402
+
+NAME = "aries-idle-counters"
+SYSTEM = "aries-daint"
+JOB_SHAPE = Shape(nodes=16, routers=5, groups=1)
+"""[DeSensi19] Table 1: 16 nodes over 5 blades (one router each). The paper does not say how many
+groups; one is assumed, which keeps the background, confined to the job's groups, small."""
+WAITS_NS = (20_000_000.0, 40_000_000.0)
+QUICK_WAITS_NS = (4_000_000.0, 8_000_000.0)
+OCCUPANCY = 0.5
+"""Share of the job's group's free nodes that other jobs hold *(assumed)*."""
+SEED = 1
+PAPER = {"waits_s": (1, 2), "incoming_flits": (110e6, 255e6), "stalled_cycles": (94e6, 157e6)}
+RATE_TOLERANCE = 0.25
+"""The per-second rates of the two waits may differ this much and still count as the same: other
+jobs' bursts fall where they fall (the paper's own rates differ by 16% for flits, 16% for stalls)."""
+
+
+def allocation(layout: NodeLayout) -> List[int]:
+    return fragmented(layout, JOB_SHAPE.nodes, JOB_SHAPE.routers, JOB_SHAPE.groups, SEED)
+
+
+def idle_program(ranks: int, wait_ns: float) -> Dict[str, Any]:
+    """Every rank computes for ``wait_ns`` and ends: a job that sends nothing."""
+    return {"ranks": ranks, "comms": [list(range(ranks))],
+            "ops": [[{"op": "compute", "ns": wait_ns}, {"op": "iteration_end"}] for _ in range(ranks)]}
+
+
+def run_config(wait_ns: float) -> Tuple[Config, List[int], List[Dict[str, Any]]]:
+    """The config of one wait: the idle job, the background on its group, the window its whole run."""
+    cfg = load_config(SYSTEM)
+    layout = NodeLayout(cfg["topology"])
+    job = allocation(layout)
+    background = background_jobs(layout, job, OCCUPANCY, SEED, groups={layout.group(n) for n in job})
+    cfg["traffic"] = []
+    cfg["job"] = [{"name": "idle", "workload": "program", "program": idle_program(len(job), wait_ns),
+                   "nodes": {"list": job}}] + background
+    cfg["sim"] = {**cfg.get("sim", {}), "warmup_ns": 0.0, "duration_ns": wait_ns, "max_time_ns": 2 * wait_ns}
+    return cfg, job, background
+
+
+def check_setup(layout: NodeLayout, job: List[int], background: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The job has the paper's shape and other jobs share its group: else there is nothing to count."""
+    got = shape(layout, job)
+    groups = {layout.group(n) for n in job}
+    others = [n for j in background for n in j["nodes"]["list"]]
+    in_group = sum(layout.group(n) in groups for n in others)
+    if got != JOB_SHAPE:
+        raise RuntimeError(f"{NAME}: the idle job spans {got}, not the paper's {JOB_SHAPE}")
+    if in_group == 0:
+        raise RuntimeError(f"{NAME}: no other job runs in the idle job's group; its routers would count nothing")
+    return {"job_shape": got.__dict__, "background_jobs": len(background), "background_nodes_in_group": in_group}
+
+
+def router_counters(links: pa.Table, routers: Set[int], flit_bytes: int) -> Dict[str, float]:
+    """Flits into ``routers`` (every channel ending at one of them) and stalled ns of their outputs."""
+    cols = links.to_pydict()
+    into = [i for i, d in enumerate(cols["dst_switch"]) if d in routers]
+    out = [i for i, s in enumerate(cols["src_switch"]) if s in routers]
+    flits = sum(-(-cols["bytes"][i] // flit_bytes) for i in into)
+    return {"incoming_flits": float(flits), "stalled_ns": float(sum(cols["stalled_ns"][i] for i in out))}
+
+
+def row_of(wait_ns: float, result: Any, job: List[int], layout: NodeLayout) -> Dict[str, Any]:
+    summary = result.summary
+    idle = summary["jobs"]["idle"]
+    if not idle["finished"]:
+        raise RuntimeError(f"{NAME}: the idle job did not finish its {wait_ns / 1e6:g} ms wait "
+                           f"(end reason {summary['end_reason']!r})")
+    nic = result.config["nic"]
+    flit_bytes = int(nic.get("flit_bytes", 16))
+    cycle_ns = flit_bytes * 8 / nic["bandwidth_bps"] * 1e9
+    routers = {s for n in job for s in layout.switches(n)}
+    counters = router_counters(result.links, routers, flit_bytes)
+    seconds = summary["measured_ns"] / 1e9
+    return {
+        "wait_ms": wait_ns / 1e6,
+        "measured_ms": summary["measured_ns"] / 1e6,
+        "incoming_flits": counters["incoming_flits"],
+        "stalled_ns": counters["stalled_ns"],
+        "stalled_cycles": counters["stalled_ns"] / cycle_ns,
+        "flits_per_s": counters["incoming_flits"] / seconds,
+        "stalled_cycles_per_s": counters["stalled_ns"] / cycle_ns / seconds,
+        "job_messages": idle["messages"],
+    }
+
+
+def key_figures(rows: List[Dict[str, Any]], setup: Dict[str, Any]) -> Dict[str, Any]:
+    """Counter ratios of the longer wait over the shorter, and of their per-second rates."""
+    short, long = sorted(rows, key=lambda r: r["wait_ms"])
+    time_ratio = long["wait_ms"] / short["wait_ms"]
+    flit_rate = long["flits_per_s"] / short["flits_per_s"] if short["flits_per_s"] else None
+    stall_rate = (long["stalled_cycles_per_s"] / short["stalled_cycles_per_s"]
+                  if short["stalled_cycles_per_s"] else None)
+    same = [r for r in (flit_rate, stall_rate) if r is not None]
+    return {
+        "setup_checked": True,
+        **setup,
+        "time_ratio": time_ratio,
+        "flits_ratio": long["incoming_flits"] / short["incoming_flits"] if short["incoming_flits"] else None,
+        "stalls_ratio": long["stalled_ns"] / short["stalled_ns"] if short["stalled_ns"] else None,
+        "flits_rate_ratio": flit_rate,
+        "stalls_rate_ratio": stall_rate,
+        "job_sent_nothing": all(r["job_messages"] == 0 for r in rows),
+        "counters_grow_with_time": bool(same) and long["incoming_flits"] > short["incoming_flits"]
+        and long["stalled_ns"] > short["stalled_ns"],
+        "rates_unchanged": len(same) == 2 and all(abs(r - 1) <= RATE_TOLERANCE for r in same),
+        "paper": {"source": "[DeSensi19] Sec. 3.2, Table 1", **PAPER,
+                  "flits_ratio": PAPER["incoming_flits"][1] / PAPER["incoming_flits"][0],
+                  "stalls_ratio": PAPER["stalled_cycles"][1] / PAPER["stalled_cycles"][0],
+                  "shape": "an idle job's router counters grow with its run time, not with any traffic of its own"},
+    }
+
+
+def run_aries_idle_counters(
+    out_dir: Union[str, Path] = "out/aries-idle-counters",
+    quick: bool = False,
+    scheduler: SchedulerLike = None,
+    workers: Optional[int] = None,
+    progress: bool = True,
+    cache: CacheLike = True,
+) -> pa.Table:
+    """Run both waits; write ``aries_idle_counters.parquet`` and ``aries_idle_counters.png``."""
+    started = provenance.now()
+    waits = QUICK_WAITS_NS if quick else WAITS_NS
+    built = [run_config(w) for w in waits]
+    layout = NodeLayout(built[0][0]["topology"])
+    setup = check_setup(layout, built[0][1], built[0][2])
+    results = run_many([cfg for cfg, _, _ in built], scheduler, workers, progress, cache)
+    rows = [row_of(w, r, job, layout) for w, r, (_, job, _) in zip(waits, results, built)]
+    with study_output(out_dir, [r.summary for r in results], started, {"quick": quick}) as out:
+        out.write(aries_idle_counters=rows)
+        plot(rows, out.path / "aries_idle_counters.png", out.provenance)
+        return out.table(rows, key_figures(rows, setup))
+
+
+def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
+    """Counters and their per-second rates for both waits."""
+    rows = sorted(rows, key=lambda r: r["wait_ms"])
+    labels = [f"{r['wait_ms']:g} ms" for r in rows]
+    fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.2))
+    for ax, (total, rate, title) in zip(axes, (("incoming_flits", "flits_per_s", "incoming flits"),
+                                               ("stalled_cycles", "stalled_cycles_per_s", "stalled cycles"))):
+        ax.bar([0, 1], [r[total] for r in rows], color=["C0", "C1"])
+        ax.set_xticks([0, 1], labels)
+        ax.set_title(title, fontsize=9)
+        twin = ax.twinx()
+        twin.plot([0, 1], [r[rate] for r in rows], "ko--", ms=4)
+        twin.set_ylim(0, 1.3 * max(r[rate] for r in rows) or 1)
+        twin.set_ylabel("per second (dashed)", fontsize=8)
+    fig.suptitle("Idle 16-node job on 5 Aries routers: counters grow with time, rates do not", fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, path, provenance)

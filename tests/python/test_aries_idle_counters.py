@@ -1,0 +1,61 @@
+"""[DeSensi19] Table 1: an idle job's router counters grow with time, not with traffic of its own."""
+import pyarrow as pa
+import pytest
+
+from slingsim.experiments import aries_idle_counters as m
+from slingsim.experiments.allocation import shape
+from slingsim.experiments.placement import NodeLayout
+
+
+def test_the_idle_job_has_the_papers_shape_and_other_jobs_in_its_group():
+    cfg, job, background = m.run_config(1e6)
+    layout = NodeLayout(cfg["topology"])
+    assert shape(layout, job) == m.JOB_SHAPE
+    setup = m.check_setup(layout, job, background)
+    assert setup["background_nodes_in_group"] > 0
+    assert cfg["sim"]["warmup_ns"] == 0 and cfg["sim"]["duration_ns"] == 1e6
+    ops = cfg["job"][0]["program"]["ops"]
+    assert len(ops) == 16 and all(o[0] == {"op": "compute", "ns": 1e6} for o in ops)
+    assert not any(op["op"] in ("send", "isend", "put") for rank in ops for op in rank)
+
+
+def test_a_job_without_neighbours_is_refused():
+    cfg, job, _ = m.run_config(1e6)
+    with pytest.raises(RuntimeError, match="no other job"):
+        m.check_setup(NodeLayout(cfg["topology"]), job, [])
+
+
+def test_router_counters_count_links_into_and_out_of_the_routers():
+    links = pa.table({"src_switch": [1, 2, 3, -1], "dst_switch": [2, 1, 1, 3], "bytes": [160, 17, 0, 32],
+                      "stalled_ns": [5.0, 7.0, 11.0, 0.0]})
+    got = m.router_counters(links, {1, 3}, 16)
+    # Into 1 or 3: 17 B (2 flits), 0 B, 32 B (2 flits); out of 1 or 3: 5 + 11 ns.
+    assert got == {"incoming_flits": 4.0, "stalled_ns": 16.0}
+
+
+def _row(wait, flits, stalled):
+    return {"wait_ms": wait, "incoming_flits": flits, "stalled_ns": stalled, "flits_per_s": flits / wait * 1e3,
+            "stalled_cycles_per_s": stalled / wait * 1e3, "job_messages": 0}
+
+
+def test_counters_proportional_to_time_are_what_the_paper_saw():
+    k = m.key_figures([_row(2, 200, 50), _row(1, 100, 26)], {})
+    assert k["counters_grow_with_time"] and k["rates_unchanged"] and k["job_sent_nothing"]
+    assert k["flits_ratio"] == 2 and k["time_ratio"] == 2
+
+
+def test_counters_that_do_not_follow_time_fail_the_check():
+    k = m.key_figures([_row(1, 100, 20), _row(2, 110, 22)], {})
+    assert k["counters_grow_with_time"] and not k["rates_unchanged"]
+    k = m.key_figures([_row(1, 100, 20), _row(2, 100, 40)], {})
+    assert not k["counters_grow_with_time"]
+
+
+@pytest.mark.slow
+def test_quick_run_doubles_the_counters_with_the_wait(tmp_path):
+    table = m.run_aries_idle_counters(tmp_path / "out", quick=True, workers=1, progress=False, cache=False)
+    import json
+
+    checks = json.loads(table.schema.metadata[b"slingsim.checks"])
+    assert checks["setup_checked"] and checks["job_sent_nothing"]
+    assert checks["counters_grow_with_time"] and checks["rates_unchanged"], checks

@@ -88,6 +88,19 @@ def _all_true(*readers: Callable[[Outcome], Any]) -> Callable[[Outcome], Optiona
     return read
 
 
+def _all_values(*path: Any) -> Callable[[Outcome], Optional[bool]]:
+    """True if ``checks[path...]`` is a non-empty dict (or nested dicts) whose every leaf is True."""
+    def leaves(v: Any) -> List[Any]:
+        return [x for w in v.values() for x in leaves(w)] if isinstance(v, dict) else [v]
+
+    def read(o: Outcome) -> Optional[bool]:
+        v = _get(o.checks, *path)
+        if not isinstance(v, dict) or not v:
+            return None
+        return all(x is True for x in leaves(v))
+    return read
+
+
 def _compare(a: Callable[[Outcome], Any], op: Callable[[float, float], bool],
              b: Union[float, Callable[[Outcome], Any]]) -> Callable[[Outcome], Optional[bool]]:
     def read(o: Outcome) -> Optional[bool]:
@@ -248,6 +261,24 @@ CLAIMS: Sequence[Claim] = (
                             for c in ("inter_group", "intra_group") for m in ("adaptive", "high_bias")),
           "high bias faster across groups, adaptive faster inside one",
           _all_true(check("inter_high_bias_faster"), check("intra_adaptive_faster"))),
+    Claim("aries-allocation-noise", "[DeSensi19] Fig. 3", "inter-group worst round trip over the median",
+          "outliers up to three orders of magnitude", 1000.0, check("inter_groups_max_over_median"),
+          "median and spread grow with the distance", _all_true(check("median_grows_with_distance"),
+                                                               check("iqr_grows_with_distance"))),
+    Claim("aries-model-check", "[DeSensi19] Sec. 2.4", "Eq. 2 against the time, mean correlation over sizes",
+          "79% over 40 allocations", 0.79, check("mean_correlation"),
+          "Eq. 2 follows the time (mean correlation at least 0.5)", _ge(check("mean_correlation"), 0.5)),
+    Claim("aries-routing-study", "[DeSensi19] Figs. 8-9", "app-aware's worst time over the better static mode",
+          "mostly follows the better one", None, check("app_aware_worst_ratio"),
+          "high bias wins small tests, DEFAULT large alltoall and halo3d",
+          _all_true(_all_values("high_bias_wins_small"), _all_values("default_wins_large"))),
+    Claim("aries-applications", "[DeSensi19] Fig. 10", "FFT on 256 nodes: high bias over DEFAULT (median)",
+          "high bias better on 256 nodes, DEFAULT on 64", None, check("cases", "FFT 256 nodes", "high_bias_over_default"),
+          "FFT's better mode flips from high bias (256 nodes) to DEFAULT (64 nodes)", check("fft_best_mode_flips")),
+    Claim("aries-idle-counters", "[DeSensi19] Table 1", "incoming flits, twice the wait over once",
+          "2.3x (110M to 255M flits, 1 s to 2 s)", 255.0 / 110.0, check("flits_ratio"),
+          "an idle job's router counters grow with the time, their rates do not",
+          _all_true(check("counters_grow_with_time"), check("rates_unchanged"), check("job_sent_nothing"))),
     Claim("fitfly-rails", "[McGlohon19] Fig. 3", "Fit Fly saturation with 8 rails over 2", "4x (rails add bandwidth)",
           4.0, check("fitfly_8_over_2"), "accepted load grows with the rails", check("accepted_grows_with_rails")),
     Claim("fitfly-networks", "[McGlohon19] Table 3", "AMG on Fit Fly at the highest background (ms)",

@@ -59,6 +59,22 @@ EXPERIMENTS = {
     "aries-pingpong-routing": ("[DeSensi19] Fig. 7, 4 MiB ping-pong inside one group and across two of Aries "
                                "(Crystal) under ADAPTIVE and ADAPTIVE WITH HIGH BIAS: time, NIC latency L, stalls s "
                                "and the Eq. 2 estimate", "aries_pingpong_routing", "run_aries_pingpong_routing"),
+    "aries-routing-study": ("[DeSensi19] Figs. 8-9, microbenchmarks under DEFAULT, ADAPTIVE WITH HIGH BIAS and "
+                            "application-aware routing on fragmented allocations beside other jobs: 1024 nodes of "
+                            "Piz Daint (257 routers, 6 groups) and 64 of Cori (33 routers, 5 groups)",
+                            "aries_routing_study", "run_aries_routing_study"),
+    "aries-applications": ("[DeSensi19] Fig. 10, MILC, HPCG, LAMMPS and FFT proxies on 256 nodes of Piz Daint and FFT "
+                           "on 64 under DEFAULT, ADAPTIVE WITH HIGH BIAS and application-aware routing, fragmented "
+                           "allocations beside other jobs", "aries_applications", "run_aries_applications"),
+    "aries-allocation-noise": ("[DeSensi19] Fig. 3, 16 KiB ping-pong between two nodes of one blade, two blades, two "
+                               "chassis and two groups of Piz Daint beside other jobs: median, quartiles, IQR, "
+                               "outliers by distance", "aries_allocation_noise", "run_aries_allocation_noise"),
+    "aries-model-check": ("[DeSensi19] Sec. 2.4, Eq. 2 from the NIC counters against a ping-pong's time in 40 "
+                          "fragmented two-node allocations of Piz Daint beside other jobs, 128 B to 16 MiB: "
+                          "correlation per size", "aries_model_check", "run_aries_model_check"),
+    "aries-idle-counters": ("[DeSensi19] Table 1, router counters (incoming flits, stalled cycles) of an idle 16-node "
+                            "job on 5 Piz Daint routers beside other jobs, for a wait and one twice as long",
+                            "aries_idle_counters", "run_aries_idle_counters"),
     "fitfly-rails": ("[McGlohon19] Fig. 3, accepted vs offered load of Slim Fly and Fit Fly with 2/4/8 rails",
                      "fitfly_rails", "run_fitfly_rails"),
     "fitfly-networks": ("[McGlohon19] Figs. 4-9 and Table 3, AMG and MultiGrid beside 0-72.5% background on Slim Fly, "

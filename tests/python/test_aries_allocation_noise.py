@@ -144,6 +144,9 @@ def test_distance_stats_by_hand():
     assert s["outliers"] == 1 and s["outlier_fraction"] == pytest.approx(0.1)
     assert s["max_over_median"] == pytest.approx(100 / 14.5)
     assert s["mean_over_median"] == pytest.approx(22.6 / 14.5)
+    # The same quartiles with 24 on top: beyond the 1.5 IQR fence (23.5), so an outlier.
+    s = fig3.distance_stats([x * 1e3 for x in (10, 11, 12, 13, 14, 15, 16, 17, 18, 24)])
+    assert s["iqr_us"] == pytest.approx(4.5) and s["outliers"] == 1
     with pytest.raises(ValueError, match="no round trips"):
         fig3.distance_stats([])
 

@@ -315,7 +315,8 @@ def plot(samples: List[Dict[str, Any]], stats: Dict[str, Dict[str, Any]], path: 
     top = max(max(d) for d in data)
     for i, d in enumerate(order, start=1):
         s = stats[d]
-        ax.text(i, top * 1.15, f"median {s['median_us']:.2f}\nIQR {s['iqr_us']:.3f}\nmax/med {s['max_over_median']:.2f}",
+        label = f"median {s['median_us']:.2f}\nIQR {s['iqr_us']:.3f}\nmax/med {s['max_over_median']:.2f}"
+        ax.text(i, top * 1.15, label,
                 ha="center", va="bottom", fontsize=6.5)
     ax.set_ylim(top=top * 2.2)
     plain_log_labels(ax)

@@ -149,7 +149,8 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
     return points
 
 
-def run_row(labels: Dict[str, Any], summary: Dict[str, Any], nic_rows: List[Dict[str, Any]], cfg: Config) -> Dict[str, Any]:
+def run_row(labels: Dict[str, Any], summary: Dict[str, Any], nic_rows: List[Dict[str, Any]],
+            cfg: Config) -> Dict[str, Any]:
     """One run: the time per message, the sender's L and s, and Eq. 2 from them."""
     if summary["end_reason"] != "jobs_done":
         raise RuntimeError(f"{NAME}: allocation {labels['allocation']} at {labels['bytes']} B ended with "

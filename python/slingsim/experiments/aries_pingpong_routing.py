@@ -63,10 +63,10 @@ def router_place(cfg: Config, node: int) -> Dict[str, int]:
     group, row by row within a group (docs/topologies.md, "Aries")."""
     topo = cfg["topology"]
     if topo.get("kind") != "aries":
-        raise ValueError(f"aries-pingpong-routing: {SYSTEM} must be an Aries topology, got {topo.get('kind')!r}")
+        raise ValueError(f"router place: the topology must be an Aries one (kind = \"aries\"), got {topo.get('kind')!r}")
     nodes = topo.get("nodes", topo["groups"] * topo["rows"] * topo["columns"] * topo["endpoints_per_switch"])
     if not 0 <= node < nodes:
-        raise ValueError(f"aries-pingpong-routing: node {node} is not one of the {nodes} nodes of {SYSTEM}")
+        raise ValueError(f"router place: node {node} is not one of the {nodes} nodes of this Aries topology (0 to {nodes - 1})")
     router = node // topo["endpoints_per_switch"]
     per_group = topo["rows"] * topo["columns"]
     within = router % per_group

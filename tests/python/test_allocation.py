@@ -76,3 +76,19 @@ def test_the_aries_system_presets_describe_themselves(preset, groups, nodes):
     topo = json.loads(out.stdout)
     assert topo["kind"] == "aries" and topo["groups"] == groups and topo["nodes"] == nodes
     assert topo["switches"] == groups * 96
+
+
+def test_background_problems_name_what_keeps_it_from_the_job(cori):
+    from slingsim.experiments.allocation import background_problems
+
+    job = fragmented(cori, 64, 33, 5, seed=1)
+    groups = {cori.group(n) for n in job}
+    good = background_jobs(cori, job, 0.5, seed=2, groups=groups)
+    assert background_problems(cori, job, good) == []
+    assert background_problems(cori, job, []) == ["the background is empty: raise its occupancy"]
+    on_job = [{"name": "x", "nodes": {"list": job[:2]}}]
+    assert any("2 of the job's nodes" in p for p in background_problems(cori, job, on_job))
+    elsewhere = background_jobs(cori, job, 0.1, seed=2, groups=set(range(34)) - groups)
+    problems = background_problems(cori, job, elsewhere)
+    assert any("outside the job's groups" in p for p in problems)
+    assert any("misses the job's groups" in p for p in problems)

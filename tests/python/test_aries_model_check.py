@@ -50,15 +50,15 @@ def test_too_few_allocations_are_refused():
 def test_eq2_is_the_papers_at_any_size():
     cfg = resolved_config(load_config(check.SYSTEM))  # nic.flit_bytes is a default: resolved, as a run's config
     # At 4 MiB it is aries-pingpong-routing's Eq. 2.
-    ours, theirs = check.eq2_estimate(cfg, fig7.MESSAGE_BYTES, 3000.0, 0.4), fig7.eq2_model(cfg, 3000.0, 0.4)
+    ours, theirs = fig7.eq2_model(cfg, 3000.0, 0.4, fig7.MESSAGE_BYTES), fig7.eq2_model(cfg, 3000.0, 0.4)
     assert ours == pytest.approx(theirs)
     # 128 B by hand, one flit a ns: 2 packets of 5 flits; (2 + 512) / 1024 x 2 us + 10 x 1.5 ns.
-    m = check.eq2_estimate({"nic": {"flit_bytes": 16, "bandwidth_bps": 128e9, "mtu_payload": 64}}, 128, 2000.0, 0.5)
+    m = fig7.eq2_model({"nic": {"flit_bytes": 16, "bandwidth_bps": 128e9, "mtu_payload": 64}}, 2000.0, 0.5, 128)
     assert m["packets"] == 2 and m["flits"] == 10
     assert m["window_term_us"] == pytest.approx(514 / 1024 * 2.0)
     assert m["flit_term_us"] == pytest.approx(0.015)
     with pytest.raises(ValueError, match="message bytes = 0"):
-        check.eq2_estimate(cfg, 0, 1.0, 0.0)
+        fig7.eq2_model(cfg, 1.0, 0.0, 0)
 
 
 def test_pearson_on_synthetic_series():

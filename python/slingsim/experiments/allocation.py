@@ -152,3 +152,23 @@ def background_jobs(layout: NodeLayout, busy: Iterable[int], occupancy: float, s
             "nodes": {"list": nodes},
         })
     return jobs
+
+
+def background_problems(layout: NodeLayout, job: Iterable[int], background: Sequence[Dict[str, Any]]) -> List[str]:
+    """What keeps ``background`` from being the job's neighbours (empty if nothing): it must have nodes,
+    none of them the job's, all in the job's groups and some in each of them."""
+    mine = set(job)
+    groups = {layout.group(n) for n in mine}
+    nodes = [n for j in background for n in j["nodes"]["list"]]
+    theirs = {layout.group(n) for n in nodes}
+    problems = []
+    if not nodes:
+        problems.append("the background is empty: raise its occupancy")
+    if mine & set(nodes):
+        problems.append(f"background jobs sit on {len(mine & set(nodes))} of the job's nodes")
+    if theirs - groups:
+        problems.append(f"background jobs sit in groups {sorted(theirs - groups)}, outside the job's groups "
+                        f"{sorted(groups)}")
+    if nodes and groups - theirs:
+        problems.append(f"the background misses the job's groups {sorted(groups - theirs)}")
+    return problems

@@ -36,10 +36,9 @@ from ..config import Config, load_config  # noqa: E402
 from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
-from . import allocation  # noqa: E402
 from .aries_routing_study import (APP_AWARE, DEFAULT, HIGH_BIAS, MAX_TIME_NS, ROUTING_NAMES, ROUTINGS,  # noqa: E402
                                   STATIC, TIE, WITHIN, Allocation, JobShape, allocation_problems,
-                                  draw_allocation, normalise, result_row)
+                                  allocation_summary, draw_allocation, normalise, result_row)
 from .output import study_output  # noqa: E402
 
 SYSTEM = "aries-daint"
@@ -132,13 +131,6 @@ def run_aries_applications(
         out.write(aries_applications=rows)
         plot(rows, out.path / "aries_applications.png", out.provenance)
         return out.table(rows, checks)
-
-
-def allocation_summary(alloc: Allocation) -> Dict[str, Any]:
-    got = allocation.shape(alloc.layout, alloc.nodes)
-    return {"nodes": got.nodes, "routers": got.routers, "groups": got.groups, "group_ids": alloc.groups,
-            "background_jobs": len(alloc.background),
-            "background_nodes": sum(len(j["nodes"]["list"]) for j in alloc.background)}
 
 
 def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:

@@ -34,7 +34,7 @@ from ..config import Config, load_config  # noqa: E402
 from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..sweep import run_many  # noqa: E402
-from .allocation import Shape, background_jobs, fragmented, shape  # noqa: E402
+from .allocation import Shape, background_jobs, background_problems, fragmented, shape  # noqa: E402
 from .output import study_output  # noqa: E402
 from .placement import NodeLayout  # noqa: E402
 
@@ -80,14 +80,15 @@ def run_config(wait_ns: float) -> Tuple[Config, List[int], List[Dict[str, Any]]]
 def check_setup(layout: NodeLayout, job: List[int], background: List[Dict[str, Any]]) -> Dict[str, Any]:
     """The job has the paper's shape and other jobs share its group: else there is nothing to count."""
     got = shape(layout, job)
-    groups = {layout.group(n) for n in job}
-    others = [n for j in background for n in j["nodes"]["list"]]
-    in_group = sum(layout.group(n) in groups for n in others)
     if got != JOB_SHAPE:
         raise RuntimeError(f"{NAME}: the idle job spans {got}, not the paper's {JOB_SHAPE}")
-    if in_group == 0:
-        raise RuntimeError(f"{NAME}: no other job runs in the idle job's group; its routers would count nothing")
-    return {"job_shape": got.__dict__, "background_jobs": len(background), "background_nodes_in_group": in_group}
+    problems = background_problems(layout, job, background)
+    if problems:
+        raise RuntimeError(f"{NAME}: no other job shares the idle job's group as it should: " + "; ".join(problems)
+                           + "; its routers would count nothing of interest")
+    groups = {layout.group(n) for n in job}
+    return {"job_shape": got.__dict__, "background_jobs": len(background),
+            "background_nodes_in_group": sum(layout.group(n) in groups for j in background for n in j["nodes"]["list"])}
 
 
 def router_counters(links: pa.Table, routers: Set[int], flit_bytes: int) -> Dict[str, float]:

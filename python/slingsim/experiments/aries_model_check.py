@@ -46,7 +46,7 @@ from ..store import CacheLike  # noqa: E402
 from ..sweep import run_many  # noqa: E402
 from . import allocation  # noqa: E402
 from .aries_allocation_noise import LABELS, check_background, distance_of, pauses, pingpong_program  # noqa: E402
-from .aries_pingpong_routing import PAYLOAD_FLITS_PER_PACKET, router_place  # noqa: E402
+from .aries_pingpong_routing import eq2_model, router_place  # noqa: E402
 from .output import study_output  # noqa: E402
 from .placement import NodeLayout  # noqa: E402
 
@@ -110,21 +110,6 @@ def check_allocation(cfg: Config, nodes: Sequence[int], routers: int, groups: in
             "distance": distance_of(a, b)}
 
 
-def eq2_estimate(cfg: Config, nbytes: int, latency_ns: float, stall_ratio: float) -> Dict[str, float]:
-    """Eq. 2 of [DeSensi19] for one PUT of ``nbytes`` (us) and its two terms: ``aries-pingpong-routing``'s
-    ``eq2_model`` for any message size."""
-    if nbytes < 1:
-        raise ValueError(f"{NAME}: message bytes = {nbytes}; give at least 1")
-    nic = cfg["nic"]
-    cycle_ns = nic["flit_bytes"] * 8 / nic["bandwidth_bps"] * 1e9
-    packets = -(-nbytes // nic["mtu_payload"])
-    flits = packets * (1 + PAYLOAD_FLITS_PER_PACKET)
-    window = (packets + 512) / 1024 * latency_ns / 1e3
-    sending = flits * (stall_ratio + 1) * cycle_ns / 1e3
-    return {"model_us": window + sending, "window_term_us": window, "flit_term_us": sending,
-            "packets": packets, "flits": flits, "cycle_ns": cycle_ns}
-
-
 def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
     """Every (labels, config): each allocation at each size, beside its background."""
     base = load_config(SYSTEM)
@@ -169,7 +154,7 @@ def run_row(labels: Dict[str, Any], summary: Dict[str, Any], nic_rows: List[Dict
     stall = counters["stalled_ns"] / cycle_ns / counters["flits_sent"]
     per_message = [(t - g) / 2 for t, g in zip(job["iteration_times_ns"], gaps)]
     time_us = sum(per_message) / len(per_message) / 1e3
-    model = eq2_estimate(cfg, labels["bytes"], latency, stall)
+    model = eq2_model(cfg, latency, stall, labels["bytes"])
     row = {k: v for k, v in labels.items() if k != "pauses_ns"}
     return {**row, "round_trips": len(gaps), "time_us": time_us, "latency_L_ns": latency, "stall_ratio_s": stall,
             "model_us": model["model_us"], "model_error": model["model_us"] / time_us - 1,

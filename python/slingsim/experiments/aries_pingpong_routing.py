@@ -107,14 +107,16 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
     return points
 
 
-def eq2_model(cfg: Config, latency_ns: float, stall_ratio: float) -> Dict[str, float]:
-    """Eq. 2 of [DeSensi19] for one ``MESSAGE_BYTES`` PUT, in microseconds, and its two terms."""
+def eq2_model(cfg: Config, latency_ns: float, stall_ratio: float, nbytes: int = MESSAGE_BYTES) -> Dict[str, float]:
+    """Eq. 2 of [DeSensi19] for one PUT of ``nbytes`` (this figure's 4 MiB unless given), in microseconds,
+    and its two terms."""
+    if nbytes < 1:
+        raise ValueError(f"Eq. 2: message bytes = {nbytes}; give at least 1")
     nic = cfg["nic"]
     cycle_ns = nic["flit_bytes"] * 8 / nic["bandwidth_bps"] * 1e9
-    packets = -(-MESSAGE_BYTES // nic["mtu_payload"])
+    packets = -(-nbytes // nic["mtu_payload"])
     flits = packets * (1 + PAYLOAD_FLITS_PER_PACKET)
-    latency_cycles = latency_ns / cycle_ns
-    window = (packets + 512) / 1024 * latency_cycles * cycle_ns / 1e3
+    window = (packets + 512) / 1024 * latency_ns / 1e3
     sending = flits * (stall_ratio + 1) * cycle_ns / 1e3
     return {"model_us": window + sending, "window_term_us": window, "flit_term_us": sending,
             "packets": packets, "flits": flits, "cycle_ns": cycle_ns}

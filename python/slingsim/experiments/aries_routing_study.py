@@ -196,17 +196,7 @@ def allocation_problems(alloc: Allocation) -> List[str]:
     if got != allocation.Shape(want.nodes, want.routers, want.groups):
         problems.append(f"the job spans {got.nodes} nodes, {got.routers} routers, {got.groups} groups; "
                         f"[DeSensi19] {want.figure} needs {want.nodes}, {want.routers}, {want.groups}")
-    mine, groups = set(alloc.nodes), set(alloc.groups)
-    bg = [n for job in alloc.background for n in job["nodes"]["list"]]
-    if not bg:
-        problems.append("the background is empty: raise OCCUPANCY")
-    if mine & set(bg):
-        problems.append(f"background jobs sit on {len(mine & set(bg))} of the job's nodes")
-    outside = sorted({alloc.layout.group(n) for n in bg} - groups)
-    if outside:
-        problems.append(f"background jobs sit in groups {outside}, outside the job's groups {sorted(groups)}")
-    if not {alloc.layout.group(n) for n in bg} >= groups:
-        problems.append(f"the background misses some of the job's groups {sorted(groups)}")
+    problems += allocation.background_problems(alloc.layout, alloc.nodes, alloc.background)
     return problems
 
 
@@ -311,7 +301,8 @@ def run_aries_routing_study(
         rows.append(result_row(labels, cfg, summary))
     normalise(rows)
     checks = {**key_figures(rows), "allocation_checked": True,
-              "allocations": {s: allocation_summary(checked_allocation(s)) for s in systems(quick)}}
+              "allocations": {s: {**allocation_summary(checked_allocation(s)),
+                                  "pingpong_pair": checked_allocation(s).pingpong_pair()} for s in systems(quick)}}
     with study_output(out_dir, summaries, started, {"quick": quick}) as out:
         out.write(aries_routing_study=rows)
         plot(rows, out.path / "aries_routing_study.png", out.provenance)
@@ -319,12 +310,11 @@ def run_aries_routing_study(
 
 
 def allocation_summary(alloc: Allocation) -> Dict[str, Any]:
-    """The job's shape and groups, the background's size, and the ping-pong pair."""
+    """The job's shape and groups and the background's size."""
     got = allocation.shape(alloc.layout, alloc.nodes)
     return {"nodes": got.nodes, "routers": got.routers, "groups": got.groups, "group_ids": alloc.groups,
             "background_jobs": len(alloc.background),
-            "background_nodes": sum(len(j["nodes"]["list"]) for j in alloc.background),
-            "pingpong_pair": alloc.pingpong_pair()}
+            "background_nodes": sum(len(j["nodes"]["list"]) for j in alloc.background)}
 
 
 def _medians(rows: List[Dict[str, Any]]) -> Dict[Tuple[str, str, str], Dict[str, float]]:

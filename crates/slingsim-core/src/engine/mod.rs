@@ -374,7 +374,7 @@ impl Simulation {
             }
         } else if let Some(c) = second.try_output() {
             if let Some(t) = self.channels.tx.get(c) {
-                self.switches.prefetch_queues(t.queues);
+                self.switches.prefetch_queues(c, t.queues);
             }
         } else if let Some((source, member)) = second.generate() {
             self.prefetch_source_nic(source, member);

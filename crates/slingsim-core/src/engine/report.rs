@@ -59,8 +59,8 @@ impl Simulation {
     /// queue, every packet on a wire and every lost packet awaiting its
     /// source's retry (independent of the running totals).
     fn for_each_in_network(&self, mut f: impl FnMut(&crate::packet::Packet)) {
-        for t in &self.channels.tx {
-            for voq in self.switches.queues_from(t.queues) {
+        for (ch, t) in self.channels.tx.iter_ids() {
+            for voq in self.switches.queues_of(ch, t.queues) {
                 for h in self.switches.packets(voq) {
                     f(&self.pool.get(h));
                 }

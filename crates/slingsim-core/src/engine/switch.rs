@@ -27,8 +27,6 @@ pub(crate) struct Voq {
     /// The output's next non-empty queue (a higher VC; `NONE`: last).
     pub next: u32,
     pub vc: u8,
-    /// Tile row of the input its packets came from (tiled model; 0 otherwise).
-    pub row: u8,
 }
 
 /// The switches' own state: their virtual output queues and random streams.
@@ -100,10 +98,13 @@ impl Switches {
         Switches { voqs: Vec::new(), free_voqs: Vec::new(), store: QueueStore::default(), rng, latency, speedup, tiles }
     }
 
-    /// Hints the processor to fetch the first queue of an output whose
-    /// list starts at `first`.
+    /// Hints the processor to fetch the first queue of output `ch`, whose
+    /// list starts at `first` (the tiled model: its requests).
     #[inline]
-    pub fn prefetch_queues(&self, first: u32) {
+    pub fn prefetch_queues(&self, ch: ChannelId, first: u32) {
+        if let Some(t) = &self.tiles {
+            t.prefetch(ch);
+        }
         if let Some(q) = self.voqs.get(first as usize) {
             crate::packet::prefetch_read(q as *const Voq as *const u8);
         }
@@ -123,8 +124,15 @@ impl Switches {
         }
     }
 
+    /// The non-empty queues of output `ch`, whose list starts at `first`:
+    /// in VC order, or, in the tiled model, in no set order.
+    pub fn queues_of(&self, ch: ChannelId, first: u32) -> impl Iterator<Item = &Voq> + '_ {
+        let tiled = self.tiles.as_ref().into_iter().flat_map(move |t| t.queues(ch)).map(|v| &self.voqs[v as usize]);
+        tiled.chain(self.queues_from(first))
+    }
+
     /// The queues of the output whose list starts at `first`, in VC order.
-    pub fn queues_from(&self, first: u32) -> impl Iterator<Item = &Voq> + '_ {
+    fn queues_from(&self, first: u32) -> impl Iterator<Item = &Voq> + '_ {
         let mut v = first;
         std::iter::from_fn(move || {
             let q = self.voqs.get(v as usize)?;
@@ -143,7 +151,7 @@ impl Switches {
             (prev, v) = (v, self.voqs[v as usize].next);
         }
         if v == NONE || self.voqs[v as usize].vc != vc {
-            let new = self.new_voq(Voq { queue: PacketRing::default(), next: v, vc, row: 0 });
+            let new = self.new_voq(Voq { queue: PacketRing::default(), next: v, vc });
             if prev == NONE {
                 *first = new;
             } else {

@@ -120,7 +120,7 @@ impl QueueStore {
     }
 
     /// The last entry of `q` (it must hold one).
-    #[inline]
+    #[cfg(test)]
     pub fn tail(&self, q: &PacketRing) -> Queued {
         self.entries[q.slot(q.len - 1)]
     }

@@ -47,7 +47,7 @@ impl Simulation {
                 End::Endpoint(e) => format!("endpoint {e}"),
             };
             let vcs: Vec<_> = (0..n)
-                .filter(|&v| self.switches.queues_from(t.queues).any(|q| q.vc as usize == v))
+                .filter(|&v| self.switches.queues_of(c, t.queues).any(|q| q.vc as usize == v))
                 .map(|v| json!({"vc": v, "credits_bytes": self.channels.credits(c, v)}))
                 .collect();
             self.stuck.push(json!({

@@ -56,45 +56,62 @@ impl Simulation {
             } else {
                 Value::Null
             };
-            out.insert(
-                job.name.clone(),
-                json!({
-                    "ranks": job.ranks,
-                    "nodes": job.nodes.len(),
-                    "node_ids": job.nodes,
-                    "ppn": job.ppn,
-                    "repeat": job.repeat,
-                    "start_ns": ps_to_ns(job.start),
-                    "finished": finished,
-                    "end_ns": if ended { json!(ps_to_ns(job.end)) } else { Value::Null },
-                    "runtime_ns": if finished { json!(ps_to_ns(job.end - job.start)) } else { Value::Null },
-                    "lost_messages": job.lost_messages,
-                    "lost_bytes": job.lost_bytes,
-                    "iterations": times.len(),
-                    "iteration_ns": stats,
-                    "iteration_times_ns": times,
-                    "passes": job.passes,
-                    "messages": job.messages,
-                    "collective_messages": job.collective_messages,
-                    "memory_messages": job.memory_messages,
-                    "bytes": job.bytes,
-                    "message_latency_ns": job.message_latency.summary(1e-3),
-                    "timed_ns": job.timed.summary(1e-3),
-                    "unknown_waits": job.unknown_waits,
-                    "warnings": job.program.warnings,
-                    "ranks_done": job.ranks_done,
-                    "waiting_ranks": waiting,
-                    "app_aware_messages": app_aware,
-                    "matching": {
-                        "messages": job.matched_messages,
-                        "failed_attempts": job.failed_match_attempts,
-                        "failed_attempts_per_message": job.failed_match_attempts as f64 / job.matched_messages.max(1) as f64,
-                    },
-                    "max_comm_time_ns": comm.max_span,
-                    "mpi_time_ns": comm.mpi_time,
-                    "mpi_time_fraction": comm.mpi_fraction,
-                }),
-            );
+            let stop_rule = match job.stop {
+                None => Value::Null,
+                Some(rule) => {
+                    let ns = |ps: f64| ps / 1000.0;
+                    let m = job.stop_interval;
+                    json!({
+                        "min_iterations": rule.min_iterations,
+                        "min_time_ns": ps_to_ns(rule.min_time),
+                        "ci_fraction": rule.ci_fraction,
+                        "met": job.stop_met_at.is_some(),
+                        "met_after_iterations": job.stop_met_at,
+                        "median_ns": m.map(|m| ns(m.median)),
+                        "ci95_ns": m.map(|m| [ns(m.lo), ns(m.hi)]),
+                    })
+                }
+            };
+            let mut entry = json!({
+                "ranks": job.ranks,
+                "nodes": job.nodes.len(),
+                "node_ids": job.nodes,
+                "ppn": job.ppn,
+                "repeat": job.repeat,
+                "start_ns": ps_to_ns(job.start),
+                "finished": finished,
+                "end_ns": if ended { json!(ps_to_ns(job.end)) } else { Value::Null },
+                "runtime_ns": if finished { json!(ps_to_ns(job.end - job.start)) } else { Value::Null },
+                "lost_messages": job.lost_messages,
+                "lost_bytes": job.lost_bytes,
+                "iterations": times.len(),
+                "iteration_ns": stats,
+                "iteration_times_ns": times,
+                "passes": job.passes,
+                "messages": job.messages,
+                "collective_messages": job.collective_messages,
+                "memory_messages": job.memory_messages,
+                "bytes": job.bytes,
+                "message_latency_ns": job.message_latency.summary(1e-3),
+                "timed_ns": job.timed.summary(1e-3),
+                "unknown_waits": job.unknown_waits,
+                "warnings": job.program.warnings,
+                "ranks_done": job.ranks_done,
+                "waiting_ranks": waiting,
+                "app_aware_messages": app_aware,
+                "matching": {
+                    "messages": job.matched_messages,
+                    "failed_attempts": job.failed_match_attempts,
+                    "failed_attempts_per_message": job.failed_match_attempts as f64 / job.matched_messages.max(1) as f64,
+                },
+                "max_comm_time_ns": comm.max_span,
+                "mpi_time_ns": comm.mpi_time,
+                "mpi_time_fraction": comm.mpi_fraction,
+            });
+            if !stop_rule.is_null() {
+                entry["stop_rule"] = stop_rule;
+            }
+            out.insert(job.name.clone(), entry);
         }
         Value::Object(out)
     }

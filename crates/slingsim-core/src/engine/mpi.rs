@@ -182,6 +182,9 @@ impl Simulation {
                 }
                 job.iteration_marks[i] = job.iteration_marks[i].max(now);
                 job.ranks_at_mark[i] += 1;
+                if job.stop.is_some() {
+                    self.mpi_stop_rule(g, i);
+                }
             }
             Op::TimerStart => self.mpi.ranks[g as usize].timer = now,
             Op::TimerStop => {
@@ -190,6 +193,43 @@ impl Simulation {
                 let j = r.job as usize;
                 self.mpi.jobs[j].timed.record(d);
             }
+        }
+    }
+
+    /// Rank `g` of a job with a stop rule finished iteration `i`. Once
+    /// every rank has, the rule is checked on the iterations so far; when
+    /// it is met, the ranks run to the end of the iteration the furthest
+    /// of them is in, and each stops there (its program ends).
+    fn mpi_stop_rule(&mut self, g: u32, i: usize) {
+        let j = self.mpi.ranks[g as usize].job as usize;
+        let job = &self.mpi.jobs[j];
+        if let Some(last) = job.stop_after {
+            if i as u32 >= last {
+                let r = &mut self.mpi.ranks[g as usize];
+                r.pc = job.program.ops[r.world as usize].len();
+            }
+            return;
+        }
+        if job.ranks_at_mark[i] < job.ranks {
+            return;
+        }
+        let rule = job.stop.expect("checked by the caller");
+        let times = self.iteration_times(j);
+        let ran = job.iteration_marks[i].saturating_sub(job.start);
+        let outcome = rule.check(&times, ran);
+        let job = &mut self.mpi.jobs[j];
+        job.stop_interval = match outcome {
+            Ok(m) | Err(Some(m)) => Some(m),
+            Err(None) => None,
+        };
+        if outcome.is_ok() {
+            // Every rank has finished iteration i; the furthest is in
+            // iteration `furthest` (its count of finished ones), which no
+            // rank has finished: each finishes it and stops there.
+            let ranks = &self.mpi.ranks[job.first_rank as usize..(job.first_rank + job.ranks) as usize];
+            let furthest = ranks.iter().map(|r| r.iteration).max().expect("a job has ranks");
+            job.stop_after = Some(furthest);
+            job.stop_met_at = Some(i as u32 + 1);
         }
     }
 

@@ -6,6 +6,7 @@ use super::config::JobConfig;
 use super::op::{Op, Program};
 use super::runtime::{Params, Runtime};
 use super::state::{Job, Rank};
+use super::stop_rule::{StopRule, DEFAULT_CAP_FACTOR};
 use crate::error::{ConfigError, Result};
 use crate::metrics::Histogram;
 use crate::rng::Rng;
@@ -20,6 +21,7 @@ pub struct JobPlan {
     pub program: Program,
     pub start: Ps,
     pub repeat: bool,
+    pub stop: Option<StopRule>,
 }
 
 /// Plans every job of the config in order, taking nodes from `alloc`
@@ -41,6 +43,8 @@ pub fn plan_jobs(jobs: &[JobConfig], alloc: &mut NodeAllocator, seed: u64, taken
         if !(j.compute_scale.is_finite() && j.compute_scale >= 0.0) {
             return Err(ConfigError::new(format!("{field}.compute_scale"), "must be zero (drop compute gaps) or positive"));
         }
+        let (stop, capped) = stop_rule(&field, j)?;
+        let j = capped.as_ref().unwrap_or(j);
         let mut rng = Rng::new(seed, 0x1_7000 + i as u64);
         let placement = j.placement;
         let fixed = fixed_program(&field, j)?;
@@ -67,9 +71,36 @@ pub fn plan_jobs(jobs: &[JobConfig], alloc: &mut NodeAllocator, seed: u64, taken
             None => generated_program(&field, j, slots as u32, seed)?,
         };
         super::validate::validate(&format!("{field}.program"), &program)?;
-        out.push(JobPlan { name, nodes, ppn: j.ppn, program, start: ns_to_ps(j.start_ns), repeat: j.repeat });
+        out.push(JobPlan { name, nodes, ppn: j.ppn, program, start: ns_to_ps(j.start_ns), repeat: j.repeat, stop });
     }
     Ok(out)
+}
+
+/// Job `j`'s stop rule, if it has one, and, when it leaves `iterations`
+/// unset, the job with its cap in their place
+/// ([`DEFAULT_CAP_FACTOR`] x the rule's minimum).
+fn stop_rule(field: &str, j: &JobConfig) -> Result<(Option<StopRule>, Option<JobConfig>)> {
+    use super::workloads::Workload;
+    let Some(value) = &j.stop_rule else { return Ok((None, None)) };
+    let at = format!("{field}.stop_rule");
+    let rule = StopRule::parse(&at, value)?;
+    if j.repeat {
+        return Err(ConfigError::new(at, "a repeating job never stops on its own; remove repeat = true, or the stop rule"));
+    }
+    if j.workload == Workload::Trace {
+        return Err(ConfigError::new(at, "a trace replays as recorded and has no iterations to stop after; use a named workload"));
+    }
+    match j.iterations {
+        Some(n) if n < rule.min_iterations => Err(ConfigError::new(
+            format!("{field}.iterations"),
+            format!("is the most the stop rule may run, so at least its min_iterations ({}); raise it or leave it out (then {} x min_iterations)", rule.min_iterations, DEFAULT_CAP_FACTOR),
+        )),
+        Some(_) => Ok((Some(rule), None)),
+        None => {
+            let cap = rule.min_iterations.saturating_mul(DEFAULT_CAP_FACTOR);
+            Ok((Some(rule), Some(JobConfig { iterations: Some(cap), ..j.clone() })))
+        }
+    }
 }
 
 /// The program a job running a named workload on `ranks` ranks gets in a
@@ -212,6 +243,10 @@ pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8, bool)], params: Par
             ranks_done: 0,
             iteration_marks: Vec::new(),
             ranks_at_mark: Vec::new(),
+            stop: plan.stop,
+            stop_after: None,
+            stop_met_at: None,
+            stop_interval: None,
             message_latency: Histogram::default(),
             timed: Histogram::default(),
             messages: 0,

@@ -131,6 +131,10 @@ pub struct JobConfig {
     /// A trace runs as recorded: setting it there is an error.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iterations: Option<u32>,
+    /// A statistical stopping rule: `"paper"` or a table (see
+    /// [`crate::mpi::stop_rule`]); `iterations` is then the most it runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_rule: Option<serde_json::Value>,
     /// Compute time per iteration (ns) where the workload has one.
     pub compute_ns: f64,
     /// Run the program again and again until the run ends (aggressors).
@@ -173,6 +177,7 @@ impl Default for JobConfig {
             workload: super::workloads::Workload::Collective(super::op::Collective::Allreduce),
             bytes: DEFAULT_BYTES,
             iterations: None,
+            stop_rule: None,
             compute_ns: 0.0,
             repeat: false,
             burst_messages: 0,

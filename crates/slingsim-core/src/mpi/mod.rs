@@ -9,6 +9,7 @@ pub mod collectives;
 pub mod config;
 pub mod runtime;
 pub mod state;
+pub mod stop_rule;
 pub mod validate;
 pub mod workloads;
 pub mod build;

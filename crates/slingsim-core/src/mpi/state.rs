@@ -276,6 +276,14 @@ pub struct Job {
     /// Latest mark of each iteration over the ranks.
     pub iteration_marks: Vec<Ps>,
     pub ranks_at_mark: Vec<u32>,
+    /// The job's stopping rule, the iteration after which its ranks stop
+    /// once the rule is met (the one the furthest rank was in), and the
+    /// median interval it last checked.
+    pub stop: Option<super::stop_rule::StopRule>,
+    pub stop_after: Option<u32>,
+    /// Iterations the job had run when its rule was met.
+    pub stop_met_at: Option<u32>,
+    pub stop_interval: Option<super::stop_rule::MedianInterval>,
     /// Point-to-point message latency (send posted to receive complete),
     /// and the rank timers' distribution.
     pub message_latency: Histogram,

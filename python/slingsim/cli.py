@@ -201,6 +201,11 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--quick", action="store_true", help="a smaller network and fewer points, for a first look")
     exp.add_argument("--json", action="store_true",
                      help="print {experiment, quick, results: [rows], checks} as JSON instead of the table")
+    exp.add_argument("--stop-rule", choices=["paper"], default=None,
+                     help="run each victim until [DeSensi20]'s statistical rule holds (at least 200 iterations, "
+                          "the median's 95%% confidence interval within 5%%) instead of the recipe's fixed count: "
+                          "congestion-heatmap, congestion-distribution, bursty-incast, shandy-applications; much "
+                          "slower (docs/workloads.md#stopping-rule)")
     _add_scheduler(exp)
     _add_store(exp)
     _add_quiet(exp)
@@ -468,11 +473,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_experiment(args: argparse.Namespace) -> int:
     """``slingsim experiment NAME``: one of the papers' experiments."""
     from .atomic import check_replaceable
-    from .experiments.registry import recipe
+    from .experiments.registry import recipe_with_options
 
+    run = recipe_with_options(args.name, stop_rule=args.stop_rule)
     out = args.out or f"out/{args.name}"
     check_replaceable(out)
-    table = recipe(args.name)(out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet, cache=store_of(args))
+    table = run(out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet, cache=store_of(args))
     from .experiments.output import table_checks
     from .report import text_table
 

@@ -35,6 +35,7 @@ from ..store import CacheLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
 from .output import study_output  # noqa: E402
 from .congestion_heatmap import identical_points, max_impact, run_points, summarise_shares  # noqa: E402
+from .stop_rules import check_stop_rule, stop_rule_checks, study_params
 
 SYSTEM = "slingshot-malbec"
 SIZES = (8, 1024, 16_384, 131_072)
@@ -85,13 +86,17 @@ def run_bursty_incast(
     workers: Optional[int] = None,
     progress: bool = True,
     cache: CacheLike = True,
+    stop_rule: Optional[str] = None,
 ) -> pa.Table:
     """Run the study; write ``bursty_incast.parquet`` and ``bursty_incast.png``; return the table."""
+    check_stop_rule(stop_rule)
     started = provenance.now()
     points = study_points(quick)
-    rows, summaries, shares = run_points(points, scheduler, workers, progress, cache, name="bursty-incast")
-    checks = {**key_figures(rows), "shares_checked": True, "shares": summarise_shares(points, shares)["all"]}
-    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+    rows, summaries, shares = run_points(points, scheduler, workers, progress, cache, name="bursty-incast",
+                                         stop_rule=stop_rule)
+    checks = {**key_figures(rows), "shares_checked": True, "shares": summarise_shares(points, shares)["all"],
+              **stop_rule_checks(rows, stop_rule)}
+    with study_output(out_dir, summaries, started, study_params(quick, stop_rule)) as out:
         out.write(bursty_incast=rows)
         plot(rows, out.path / "bursty_incast.png", out.provenance)
         return out.table(rows, checks)

@@ -52,6 +52,7 @@ from .congestion_heatmap import (  # noqa: E402
 )
 from .output import study_output  # noqa: E402
 from .placement import nodes_per_group, nodes_per_switch  # noqa: E402
+from .stop_rules import check_stop_rule, stop_rule_checks, study_params
 
 PLACEMENTS = ("linear", "interleaved", "random")
 AGGRESSOR_PPN = 4
@@ -93,21 +94,25 @@ def run_congestion_distribution(
     workers: Optional[int] = None,
     progress: bool = True,
     cache: CacheLike = True,
+    stop_rule: Optional[str] = None,
 ) -> pa.Table:
     """Run the figure; write ``congestion_distribution.parquet`` (every impact), ``congestion_distribution.png``;
     return a table with one row per panel, case and system (count, median, max of the impacts)."""
     all_cases = cases(quick)
     points = [p for _, ps in all_cases for p in ps]
+    check_stop_rule(stop_rule)
     started = provenance.now()
-    rows, summaries, shares = run_points(points, scheduler, workers, progress, cache, name="congestion-distribution")
+    rows, summaries, shares = run_points(points, scheduler, workers, progress, cache, name="congestion-distribution",
+                                         stop_rule=stop_rule)
     labelled, shared, at = [], {}, 0
     for labels, ps in all_cases:
         labelled += [{**labels, **row} for row in rows[at:at + len(ps)]]
         shared[f"{labels['panel']}: {labels['case']}"] = summarise_shares(ps, shares[at:at + len(ps)])
         at += len(ps)
     summary = summarise(labelled)
-    checks = {**key_figures(labelled), "shares_checked": True, "shares": shared}
-    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+    checks = {**key_figures(labelled), "shares_checked": True, "shares": shared,
+              **stop_rule_checks(labelled, stop_rule)}
+    with study_output(out_dir, summaries, started, study_params(quick, stop_rule)) as out:
         out.write(congestion_distribution=labelled)
         plot(labelled, out.path / "congestion_distribution.png", out.provenance)
         return out.table(summary, checks)

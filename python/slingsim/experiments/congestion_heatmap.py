@@ -55,6 +55,8 @@ from ..store import CacheLike  # noqa: E402
 from ..sweep import run_summaries  # noqa: E402
 from .output import study_output  # noqa: E402
 from .placement import NodeLayout  # noqa: E402
+from .stop_rules import (check_stop_rule, points_with_stop_rule, stop_rule_checks, stop_rule_row,  # noqa: E402
+                         study_params)
 
 SYSTEMS = {"Slingshot": "slingshot-malbec", "Aries": "aries-crystal"}
 VICTIMS = {
@@ -301,18 +303,22 @@ def run_points(
     progress: bool = True,
     cache: CacheLike = True,
     name: str = "congestion-heatmap",
+    stop_rule: Optional[str] = None,
 ) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]], List[Dict[str, Any]]]:
     """Run every point (identical isolated configs once); return a row of labels and impact per point, the
     summaries of every run (isolated then congested, for the study's provenance) and each point's
     :func:`victim_shares` on the nodes its congested run placed the jobs on. Raises (naming ``name``), before
     running where the configs fix the nodes and after running from the runs' nodes, if a victim cannot
-    meet its aggressor."""
+    meet its aggressor. ``stop_rule`` runs every victim under that rule (:mod:`.stop_rules`); each row then
+    says whether it held."""
+    points = points_with_stop_rule(points, stop_rule)
     for labels, _, con in points:
         require_meeting(name, labels, point_shares(con, planned_nodes(con)))
     configs = [iso for _, iso, _ in points] + [con for _, _, con in points]
     summaries = run_summaries(configs, scheduler, workers, progress, cache)
     isolated, congested = summaries[: len(points)], summaries[len(points):]
-    rows = [{**labels, **impact_row(iso_s, con_s)} for (labels, _, _), iso_s, con_s in zip(points, isolated, congested)]
+    rows = [{**labels, **impact_row(iso_s, con_s), **stop_rule_row(iso_s, con_s)}
+            for (labels, _, _), iso_s, con_s in zip(points, isolated, congested)]
     shares = []
     for (labels, _, con), con_s in zip(points, congested):
         placed = {job: con_s["jobs"][job]["node_ids"] for job in ("victim", "aggressor")}
@@ -371,14 +377,18 @@ def run_congestion_heatmap(
     workers: Optional[int] = None,
     progress: bool = True,
     cache: CacheLike = True,
+    stop_rule: Optional[str] = None,
 ) -> pa.Table:
     """Run the study; write ``congestion_heatmap.parquet`` and ``congestion_heatmap.png``; return the table
-    with :func:`key_figures`, ``shares_checked`` and the victims' ``shares`` per system as its checks."""
+    with :func:`key_figures`, ``shares_checked`` and the victims' ``shares`` per system as its checks.
+    ``stop_rule="paper"`` runs each victim until [DeSensi20]'s statistical rule holds (:mod:`.stop_rules`)."""
+    check_stop_rule(stop_rule)
     started = provenance.now()
     points = study_points(quick)
-    rows, summaries, shares = run_points(points, scheduler, workers, progress, cache)
-    checks = {**key_figures(rows), "shares_checked": True, "shares": summarise_shares(points, shares)}
-    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+    rows, summaries, shares = run_points(points, scheduler, workers, progress, cache, stop_rule=stop_rule)
+    checks = {**key_figures(rows), "shares_checked": True, "shares": summarise_shares(points, shares),
+              **stop_rule_checks(rows, stop_rule)}
+    with study_output(out_dir, summaries, started, study_params(quick, stop_rule)) as out:
         out.write(congestion_heatmap=rows)
         plot(rows, out.path / "congestion_heatmap.png", out.provenance)
         return out.table(rows, checks)

@@ -4,7 +4,8 @@ progress=..., cache=...)`` and returns a table whose checks hold its figure's ke
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+import inspect
+from typing import Any, Callable, List
 
 EXPERIMENTS = {
     "congestion-heatmap": ("[DeSensi20] Fig. 9, congestion impact of incast and all-to-all aggressors on victim jobs, "
@@ -91,3 +92,21 @@ def recipe(name: str) -> Callable[..., Any]:
         raise ValueError(f"experiment: unknown name {name!r}; use one of {sorted(EXPERIMENTS)}")
     _, module, function = EXPERIMENTS[name]
     return getattr(importlib.import_module(f"slingsim.experiments.{module}"), function)
+
+
+def with_victims() -> List[str]:
+    """The experiments whose victims can run under a statistical stopping rule (their recipe takes
+    ``stop_rule``): the victim/aggressor studies that repeat a victim's iterations."""
+    return sorted(name for name in EXPERIMENTS if "stop_rule" in inspect.signature(recipe(name)).parameters)
+
+
+def recipe_with_options(name: str, stop_rule: Any = None) -> Callable[..., Any]:
+    """The recipe of ``name`` with the options given bound to it; raises ValueError naming the experiments
+    that take an option ``name`` does not."""
+    run = recipe(name)
+    if stop_rule is None:
+        return run
+    if "stop_rule" not in inspect.signature(run).parameters:
+        raise ValueError(f"--stop-rule: experiment {name!r} has no victim that repeats its iterations; the "
+                         f"experiments that take it are {with_victims()}")
+    return lambda *args, **kwargs: run(*args, stop_rule=stop_rule, **kwargs)

@@ -27,6 +27,7 @@ from ..cluster import SchedulerLike
 from ..store import CacheLike
 from .congestion_heatmap import identical_points, max_impact, plot, run_points, study_points, summarise_shares
 from .output import study_output
+from .stop_rules import check_stop_rule, stop_rule_checks, study_params
 
 SYSTEMS = {"Slingshot": "slingshot-shandy"}
 APPLICATIONS = ("MILC", "HPCG", "LAMMPS", "FFT")
@@ -54,13 +55,17 @@ def run_shandy_applications(
     workers: Optional[int] = None,
     progress: bool = True,
     cache: CacheLike = True,
+    stop_rule: Optional[str] = None,
 ) -> pa.Table:
     """Run the figure; write ``shandy_applications.parquet`` and ``shandy_applications.png``; return the table."""
+    check_stop_rule(stop_rule)
     started = provenance.now()
     chosen = points(quick)
-    rows, summaries, shares = run_points(chosen, scheduler, workers, progress, cache, name="shandy-applications")
-    checks = {**key_figures(rows), "shares_checked": True, "shares": summarise_shares(chosen, shares)["Slingshot"]}
-    with study_output(out_dir, summaries, started, {"quick": quick}) as out:
+    rows, summaries, shares = run_points(chosen, scheduler, workers, progress, cache, name="shandy-applications",
+                                         stop_rule=stop_rule)
+    checks = {**key_figures(rows), "shares_checked": True, "shares": summarise_shares(chosen, shares)["Slingshot"],
+              **stop_rule_checks(rows, stop_rule)}
+    with study_output(out_dir, summaries, started, study_params(quick, stop_rule)) as out:
         out.write(shandy_applications=rows)
         plot(rows, out.path / "shandy_applications.png", out.provenance)
         return out.table(rows, checks)

@@ -131,3 +131,27 @@ def test_quick_victims_meet_the_aggressor():
     # Two groups of 64 split 50/50 in group order: victim and aggressor share no switch and no group.
     shares = victim_shares(NodeLayout(MALBEC), list(range(64)), list(range(128, 192)), target=128)
     assert shares["victim_switches"] == 4 and not shares["meets"]
+
+
+def test_the_full_study_splits_512_nodes_of_shandy_and_crystal_as_the_paper():
+    points = study_points(victims=("allreduce 8B", "pingpong 8B"))
+    assert {labels["system"] for labels, _, _ in points} == {"Slingshot", "Aries"}
+    splits = set()
+    for labels, iso, con in points:
+        assert labels["nodes"] == 512
+        nodes = planned_nodes(con)
+        victim, aggressor = len(nodes["victim"]), len(nodes["aggressor"])
+        if labels["victim"] == "allreduce 8B":
+            splits.add((labels["system"], victim, aggressor))
+        else:  # a ping-pong pairs its ranks: an odd victim leaves one node out
+            assert victim % 2 == 0 and victim + aggressor in (511, 512)
+        shares = point_shares(con, nodes)
+        assert shares["meets"], labels
+        if labels["aggressor"] == "incast":
+            assert shares["victim_in_target_group"], labels
+    # [DeSensi20] Sec. III-A: 460/52, 256/256, 53/459, on both systems.
+    assert splits == {(s, v, 512 - v) for s in ("Slingshot", "Aries") for v in (460, 256, 53)}
+    assert NodeLayout(points[0][1]["topology"]).nodes == 1024, "Slingshot is Shandy"
+    # The linear split in node order would give 256/256 on Shandy no shared switch or group.
+    linear = victim_shares(NodeLayout(points[0][1]["topology"]), list(range(256)), list(range(256, 512)))
+    assert not linear["meets"]

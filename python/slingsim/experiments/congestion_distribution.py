@@ -7,6 +7,8 @@ impacts, with its maximum written on top:
 (A) placements linear, interleaved and random, one aggressor process per
 node; (B) the same with ``AGGRESSOR_PPN`` aggressor processes per node;
 (C) 128 nodes, 64 in each of two groups, Malbec against Crystal, linear.
+(A) and (B) run on the heatmap's systems: Shandy against Crystal, 512
+nodes (``--quick``: Malbec against Crystal, 96 nodes).
 The paper's answers: on Aries interleaved and random placements are worse
 than linear (impacts up to ~150), busier aggressors worse still, fewer
 nodes milder (max 154 -> 40); Slingshot stays below ~2 everywhere and its
@@ -43,7 +45,7 @@ from ..cluster import SchedulerLike  # noqa: E402
 from ..figures import plain_log_labels, save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from .congestion_heatmap import (  # noqa: E402
-    SYSTEMS,
+    QUICK_SYSTEMS,
     identical_points,
     max_impact,
     run_points,
@@ -51,9 +53,11 @@ from .congestion_heatmap import (  # noqa: E402
     summarise_shares,
 )
 from .output import study_output  # noqa: E402
-from .placement import nodes_per_group, nodes_per_switch  # noqa: E402
+from .placement import switch_order_pool  # noqa: E402
 from .stop_rules import check_stop_rule, stop_rule_checks, study_params
 
+SMALL_SYSTEMS = QUICK_SYSTEMS
+"""Fig. 10 (C): Malbec against Crystal, to factor out the systems' sizes ([DeSensi20] Sec. III-B)."""
 PLACEMENTS = ("linear", "interleaved", "random")
 AGGRESSOR_PPN = 4
 SMALL_GROUP_NODES = 64
@@ -63,13 +67,10 @@ SMALL_GROUP_PER_SWITCH = 8
 
 
 def small_pool(preset: str, groups: int = 2, per_group: int = SMALL_GROUP_NODES) -> List[int]:
-    """``per_group`` nodes of each of the first ``groups`` groups, the first ``SMALL_GROUP_PER_SWITCH`` (at
-    most) of each switch; listed switch by switch, the groups in turn (switch 0 of group 0, switch 0 of
-    group 1, switch 1 of group 0, ...), so a victim taking the first of them spans both groups."""
-    size, switch_size = nodes_per_group(preset), nodes_per_switch(preset)
-    take = min(switch_size, SMALL_GROUP_PER_SWITCH)
-    switches = -(-per_group // take)
-    return [g * size + s * switch_size + k for s in range(switches) for g in range(groups) for k in range(take)]
+    """Fig. 10 (C)'s pool: ``per_group`` nodes of each of the first ``groups`` groups, at most
+    ``SMALL_GROUP_PER_SWITCH`` of each switch, switch by switch with the groups in turn
+    (:func:`switch_order_pool`), so a victim taking the first of them spans both groups."""
+    return switch_order_pool(preset, groups, per_group, SMALL_GROUP_PER_SWITCH)
 
 
 def cases(quick: bool = False) -> List[Tuple[Dict[str, Any], List[Tuple[Dict[str, Any], Any, Any]]]]:
@@ -81,9 +82,9 @@ def cases(quick: bool = False) -> List[Tuple[Dict[str, Any], List[Tuple[Dict[str
     for placement in PLACEMENTS:
         out.append(({"panel": f"B: aggressor PPN {AGGRESSOR_PPN}", "case": placement},
                     study_points(quick, placement=placement, aggressor_ppn=AGGRESSOR_PPN)))
-    pools = {system: small_pool(preset) for system, preset in SYSTEMS.items()}
+    pools = {system: small_pool(preset) for system, preset in SMALL_SYSTEMS.items()}
     out.append(({"panel": f"C: {2 * SMALL_GROUP_NODES} nodes", "case": "linear"},
-                study_points(quick, pools=pools)))
+                study_points(quick, systems=SMALL_SYSTEMS, pools=pools)))
     return out
 
 

@@ -54,11 +54,15 @@ from ..figures import plain_log_labels, save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..sweep import run_summaries  # noqa: E402
 from .output import study_output  # noqa: E402
-from .placement import NodeLayout  # noqa: E402
+from .placement import NodeLayout, switch_order_pool  # noqa: E402
 from .stop_rules import (check_stop_rule, points_with_stop_rule, stop_rule_checks, stop_rule_row,  # noqa: E402
                          study_params)
 
-SYSTEMS = {"Slingshot": "slingshot-malbec", "Aries": "aries-crystal"}
+SYSTEMS = {"Slingshot": "slingshot-shandy", "Aries": "aries-crystal"}
+"""The full study's systems: [DeSensi20] Sec. III-A runs its 512-node heatmaps on Shandy (1024 nodes) and
+Crystal (698)."""
+QUICK_SYSTEMS = {"Slingshot": "slingshot-malbec", "Aries": "aries-crystal"}
+"""``--quick``: the smaller Slingshot system, Malbec (484 nodes), as in the paper's Fig. 10 (C)."""
 VICTIMS = {
     # label: (workload, bytes, iterations, compute_ns)
     "allreduce 8B": ("allreduce", 8, 10, 0.0),
@@ -76,9 +80,13 @@ VICTIMS = {
 }
 QUICK_VICTIMS = ("alltoall 128B", "pingpong 8B", "halo3d")
 AGGRESSORS = {"incast": "incast", "all-to-all": "alltoall-aggressor"}
-SPLITS = (0.9, 0.5, 0.1)
-"""Victim share of the nodes ([DeSensi20]: 460/52, 256/256, 53/459 of 512)."""
-NODES, QUICK_NODES = 448, 96
+NODES, QUICK_NODES = 512, 96
+SHANDY_PER_SWITCH = 8
+"""The full study's Shandy nodes: 64 of each of its 8 groups, 8 of each switch, listed switch by switch with
+the groups in turn (:func:`paper_pools`)."""
+SPLITS = (460 / NODES, 256 / NODES, 53 / NODES)
+"""Victim share of the nodes: [DeSensi20] Sec. III-A's 460/52, 256/256 and 53/459 of 512 (even, a power of
+two and odd, since MPI collectives pick algorithms by node count); other node counts round these shares."""
 QUICK_SPLITS = (0.2,)
 """Quick: a 20% victim (19 nodes, linear) spans two Malbec switches and shares the second with the
 incast's target; a 10% victim (10 nodes) sat on one switch and never met the aggressor."""
@@ -104,6 +112,17 @@ def victim_job(label: str, count: int, placement: str = "linear", start_ns: floa
         count -= 1
     return {"name": "victim", "workload": workload, "bytes": nbytes, "iterations": iterations,
             "compute_ns": compute, "nodes": {"count": count}, "placement": placement, "start_ns": start_ns}
+
+
+def paper_pools() -> Dict[str, List[int]]:
+    """The 512 nodes the full study splits on each system. Crystal: its first 512 (both groups), so every
+    linear split shares a group. Shandy: its first 512 nodes in node order are groups 0-3, and the paper's
+    256/256 split would put the victim on groups 0-1 and the aggressor on 2-3, sharing no switch or group
+    (the paper does not say how Shandy's nodes are numbered); so its 512 are 64 of each group, listed
+    switch by switch across the groups (:func:`switch_order_pool`), and a linear split gives both jobs
+    nodes in every group, the incast's target switch among the victim's."""
+    return {"Slingshot": switch_order_pool(SYSTEMS["Slingshot"], 8, NODES // 8, SHANDY_PER_SWITCH),
+            "Aries": list(range(NODES))}
 
 
 def split_pool(pool: List[int], count: int, placement: str, seed: int = 0) -> Tuple[List[int], List[int]]:
@@ -135,12 +154,15 @@ def study_points(
     """Every (labels, isolated config, congested config) of the study.
 
     By default Fig. 9's: linear placement, one aggressor process per node,
-    both systems on ``NODES`` (``QUICK_NODES``) nodes. ``pools`` gives each
+    ``SYSTEMS`` on the ``NODES`` nodes of :func:`paper_pools` split as the
+    paper does (``--quick``: ``QUICK_SYSTEMS`` on their first ``QUICK_NODES``). ``pools`` gives each
     system an explicit node list to split instead (Fig. 10 (C)); ``splits``
     (victim shares) and ``victims`` (keys of ``VICTIMS``) replace Fig. 9's;
     ``start_ns`` is when the victim starts (congested runs stop 5 ms later).
     """
-    systems = systems or SYSTEMS
+    if systems is None and pools is None and nodes is None and not quick:
+        pools = paper_pools()
+    systems = systems or (QUICK_SYSTEMS if quick else SYSTEMS)
     nodes = nodes or (QUICK_NODES if quick else NODES)
     victims = victims or (QUICK_VICTIMS if quick else tuple(VICTIMS))
     splits = splits or (QUICK_SPLITS if quick else SPLITS)

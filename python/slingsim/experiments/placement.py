@@ -55,3 +55,14 @@ def group_pool(preset: str, groups: int, per_group: int) -> List[int]:
     """The first ``per_group`` nodes of each of the first ``groups`` groups."""
     size = nodes_per_group(preset)
     return [g * size + i for g in range(groups) for i in range(per_group)]
+
+
+def switch_order_pool(preset: str, groups: int, per_group: int, per_switch: int) -> List[int]:
+    """``per_group`` nodes of each of the first ``groups`` groups, the first ``per_switch`` (at most) of each
+    switch; listed switch by switch, the groups in turn (switch 0 of group 0, switch 0 of group 1, ...,
+    switch 1 of group 0, ...). A linear split of it gives the victim and the aggressor nodes in the same
+    groups, and a small victim nodes on several switches."""
+    size, switch_size = nodes_per_group(preset), nodes_per_switch(preset)
+    take = min(switch_size, per_switch)
+    switches = -(-per_group // take)
+    return [g * size + s * switch_size + k for s in range(switches) for g in range(groups) for k in range(take)]

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ConfigError, Result};
 
 pub mod matching;
+pub mod noise;
 pub mod reliability;
 pub use matching::{MatchingConfig, MatchingCosts, MatchingLocation};
 pub use reliability::{ReliabilityConfig, ReliabilityModel, ResultStore};
@@ -91,6 +92,8 @@ pub struct HostConfig {
     /// `[host.reliability]`: the end-to-end reliability model of each kind
     /// of one-sided operation.
     pub reliability: ReliabilityConfig,
+    /// `[host.noise]`: detours of the ranks' CPUs ([`noise`]; none by default).
+    pub noise: noise::NoiseConfig,
 }
 
 impl Default for HostConfig {
@@ -111,6 +114,7 @@ impl Default for HostConfig {
             delivery_complete_ns: 250.0,
             matching: MatchingConfig::default(),
             reliability: ReliabilityConfig::default(),
+            noise: noise::NoiseConfig::default(),
         }
     }
 }
@@ -131,6 +135,7 @@ impl HostConfig {
             check(k, v, &OVERHEAD_NS)?;
         }
         self.matching.check()?;
+        self.noise.check()?;
         check_count("host.inline_bytes", self.inline_bytes, 0, 1 << 20, "bytes (Cassini sends 96 inline)")?;
         if self.inline_bytes > 0 && self.dma_read_ns == 0.0 {
             return Err(ConfigError::new(

@@ -111,6 +111,14 @@ impl Simulation {
             if !stop_rule.is_null() {
                 entry["stop_rule"] = stop_rule;
             }
+            if self.mpi.p().noise.is_some() {
+                let ranks = &self.mpi.ranks[job.first_rank as usize..(job.first_rank + job.ranks) as usize];
+                let total: u64 = ranks.iter().map(|r| r.detoured.0).sum();
+                entry["host_noise"] = json!({
+                    "detoured_ns": total as f64 / 1000.0,
+                    "detoured_ns_per_rank": total as f64 / 1000.0 / job.ranks.max(1) as f64,
+                });
+            }
             out.insert(job.name.clone(), entry);
         }
         Value::Object(out)

@@ -70,9 +70,50 @@ impl Simulation {
                 }
                 return;
             }
-            let op = ops[pc].clone();
+            if r.next_detour <= now {
+                if let Some(until) = self.mpi_in_detour(g) {
+                    self.mpi.ranks[g as usize].ready_at = until;
+                    self.mpi_wake(g, until);
+                    return;
+                }
+            }
+            let op = self.mpi.jobs[j].program.ops[world][pc].clone();
             self.mpi.ranks[g as usize].pc += 1;
             self.mpi_execute(g, op);
+            if self.mpi.ranks[g as usize].ready_at > now {
+                self.mpi_stretch_by_detours(g);
+            }
+        }
+    }
+
+    /// If rank `g`'s CPU is in a detour now, when it ends (the rank waits
+    /// for it); detours that ended while the rank waited are passed over.
+    fn mpi_in_detour(&mut self, g: u32) -> Option<Ps> {
+        let now = self.clock.now;
+        let d = self.mpi.p().noise.expect("a rank has detours only with host noise");
+        let rng = self.mpi.noise_rng.as_mut().expect("host noise has its random stream");
+        let r = &mut self.mpi.ranks[g as usize];
+        while r.next_detour <= now {
+            let (start, end) = (r.next_detour, r.next_detour + d.duration);
+            r.next_detour = d.next(start, rng);
+            if end > now {
+                r.detoured += end - now;
+                return Some(end);
+            }
+        }
+        None
+    }
+
+    /// Lengthens the CPU time rank `g` just began (until its `ready_at`)
+    /// by every detour that begins before it ends.
+    fn mpi_stretch_by_detours(&mut self, g: u32) {
+        let Some(d) = self.mpi.p().noise else { return };
+        let rng = self.mpi.noise_rng.as_mut().expect("host noise has its random stream");
+        let r = &mut self.mpi.ranks[g as usize];
+        while r.next_detour < r.ready_at {
+            r.ready_at += d.duration;
+            r.detoured += d.duration;
+            r.next_detour = d.next(r.next_detour, rng);
         }
     }
 
@@ -708,8 +749,15 @@ impl Simulation {
 
     /// Schedules every rank's start.
     pub(crate) fn mpi_schedule_starts(&mut self) {
+        let noise = self.mpi.p().noise;
+        if noise.is_some() {
+            self.mpi.noise_rng = Some(crate::rng::Rng::new(self.cfg.sim.seed, 0x4015E));
+        }
         for g in 0..self.mpi.ranks.len() as u32 {
             let start = self.mpi.jobs[self.mpi.ranks[g as usize].job as usize].start;
+            if let (Some(d), Some(rng)) = (noise, self.mpi.noise_rng.as_mut()) {
+                self.mpi.ranks[g as usize].next_detour = d.first(start, rng);
+            }
             self.mpi.ranks[g as usize].ready_at = start;
             self.mpi.ranks[g as usize].pass_start = start;
             self.mpi_wake(g, start);

@@ -28,6 +28,8 @@ pub struct Params {
     pub app_aware: super::app_aware::AppAwareConfig,
     /// Mode of MPI_Alltoall's messages in `adaptive-0` jobs.
     pub gni_a2a_routing: crate::routing::Algorithm,
+    /// Detours of the ranks' CPUs (`[host.noise]`), if any.
+    pub noise: Option<crate::host::noise::Detours>,
 }
 
 impl Params {
@@ -79,6 +81,7 @@ impl Params {
             algorithms,
             app_aware: c.app_aware.clone(),
             gni_a2a_routing: c.gni_a2a_routing,
+            noise: host.noise.detours(),
         })
     }
 
@@ -128,6 +131,8 @@ pub struct Runtime {
     /// Fetch-and-adds issued and the times targets applied one.
     pub amo_ops: u64,
     pub amo_runs: u64,
+    /// The random stream of the ranks' detours (`[host.noise]`).
+    pub noise_rng: Option<crate::rng::Rng>,
 }
 
 impl Runtime {

@@ -185,6 +185,10 @@ pub struct Rank {
     pub last_completion: Ps,
     /// When the rank reached the end of its program (`Ps::MAX`: not yet).
     pub done_at: Ps,
+    /// When its CPU's next detour begins (`Ps::MAX`: no host noise), and
+    /// the time detours held the rank up ([`crate::host::noise`]).
+    pub next_detour: Ps,
+    pub detoured: Ps,
 }
 
 impl Rank {
@@ -218,6 +222,8 @@ impl Rank {
             first_message: Ps::MAX,
             last_completion: Ps::ZERO,
             done_at: Ps::MAX,
+            next_detour: Ps::MAX,
+            detoured: Ps::ZERO,
         }
     }
 

@@ -117,11 +117,13 @@ impl Histogram {
     /// 1e-3); the statistics are `null` when nothing was recorded, never 0.
     pub fn summary(&self, scale: f64) -> Value {
         if self.n == 0 {
-            return json!({"mean": null, "p50": null, "p95": null, "p99": null, "p999": null, "max": null, "count": 0});
+            return json!({"mean": null, "p25": null, "p50": null, "p75": null, "p95": null, "p99": null, "p999": null, "max": null, "count": 0});
         }
         json!({
             "mean": self.mean() * scale,
+            "p25": self.quantile(0.25) * scale,
             "p50": self.quantile(0.5) * scale,
+            "p75": self.quantile(0.75) * scale,
             "p95": self.quantile(0.95) * scale,
             "p99": self.quantile(0.99) * scale,
             "p999": self.quantile(0.999) * scale,

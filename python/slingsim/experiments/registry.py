@@ -73,6 +73,10 @@ EXPERIMENTS = {
     "aries-model-check": ("[DeSensi19] Sec. 2.4, Eq. 2 from the NIC counters against a ping-pong's time in 40 "
                           "fragmented two-node allocations of Piz Daint beside other jobs, 128 B to 16 MiB: "
                           "correlation per size", "aries_model_check", "run_aries_model_check"),
+    "aries-time-vs-latency": ("[DeSensi19] Fig. 5, how much a ping-pong's time and its messages' latency vary (QCD) "
+                              "by size between two groups of Piz Daint beside other jobs, without host noise and "
+                              "with OS detours on 1% and 10% of the CPU", "aries_time_vs_latency",
+                              "run_aries_time_vs_latency"),
     "aries-idle-counters": ("[DeSensi19] Table 1, router counters (incoming flits, stalled cycles) of an idle 16-node "
                             "job on 5 Piz Daint routers beside other jobs, for a wait and one twice as long",
                             "aries_idle_counters", "run_aries_idle_counters"),

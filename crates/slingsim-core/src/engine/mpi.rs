@@ -104,6 +104,23 @@ impl Simulation {
         None
     }
 
+    /// When `cpu` of CPU time rank `g` begins now ends: later by every
+    /// detour that begins before it does ([`crate::host::noise`]), so a
+    /// send the CPU is interrupted while posting reaches the NIC later.
+    fn mpi_cpu_until(&mut self, g: u32, cpu: Ps) -> Ps {
+        let now = self.clock.now;
+        let Some(d) = self.mpi.p().noise else { return now + cpu };
+        let rng = self.mpi.noise_rng.as_mut().expect("host noise has its random stream");
+        let r = &mut self.mpi.ranks[g as usize];
+        let mut end = now + cpu;
+        while r.next_detour < end {
+            end += d.duration;
+            r.detoured += d.duration;
+            r.next_detour = d.next(r.next_detour, rng);
+        }
+        end
+    }
+
     /// Lengthens the CPU time rank `g` just began (until its `ready_at`)
     /// by every detour that begins before it ends.
     fn mpi_stretch_by_detours(&mut self, g: u32) {
@@ -157,14 +174,16 @@ impl Simulation {
             }
             Op::Isend { comm, peer, tag, bytes, req } => {
                 let cpu = send_overhead + self.mpi_send_copy(g, comm, peer, bytes);
-                let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, now + cpu);
+                let done = self.mpi_cpu_until(g, cpu);
+                let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, done);
                 self.mpi_bind(g, req, slot);
-                self.mpi.ranks[g as usize].ready_at = now + cpu;
+                self.mpi.ranks[g as usize].ready_at = done;
             }
             Op::Send { comm, peer, tag, bytes } => {
                 let cpu = send_overhead + self.mpi_send_copy(g, comm, peer, bytes);
-                let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, now + cpu);
-                self.mpi.ranks[g as usize].ready_at = now + cpu;
+                let done = self.mpi_cpu_until(g, cpu);
+                let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, done);
+                self.mpi.ranks[g as usize].ready_at = done;
                 self.mpi_block_on(g, vec![slot]);
             }
             Op::Irecv { comm, peer, tag, req, .. } => {
@@ -197,19 +216,22 @@ impl Simulation {
                 }
             }
             Op::Put { comm, peer, bytes, req, completion } => {
-                let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Put(completion), now + send_overhead);
+                let done = self.mpi_cpu_until(g, send_overhead);
+                let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Put(completion), done);
                 self.mpi_bind(g, req, slot);
-                self.mpi.ranks[g as usize].ready_at = now + send_overhead;
+                self.mpi.ranks[g as usize].ready_at = done;
             }
             Op::Get { comm, peer, bytes, req } => {
-                let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Get, now + send_overhead);
+                let done = self.mpi_cpu_until(g, send_overhead);
+                let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Get, done);
                 self.mpi_bind(g, req, slot);
-                self.mpi.ranks[g as usize].ready_at = now + send_overhead;
+                self.mpi.ranks[g as usize].ready_at = done;
             }
             Op::FetchAdd { comm, peer, req } => {
-                let slot = self.mpi_rma_post(g, comm, peer, super::rma::AMO_BYTES, RmaKind::FetchAdd, now + send_overhead);
+                let done = self.mpi_cpu_until(g, send_overhead);
+                let slot = self.mpi_rma_post(g, comm, peer, super::rma::AMO_BYTES, RmaKind::FetchAdd, done);
                 self.mpi_bind(g, req, slot);
-                self.mpi.ranks[g as usize].ready_at = now + send_overhead;
+                self.mpi.ranks[g as usize].ready_at = done;
             }
             Op::Fence => self.mpi_fence(g),
             Op::IterationEnd => {

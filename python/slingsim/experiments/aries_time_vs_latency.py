@@ -1,0 +1,292 @@
+"""[DeSensi19] Fig. 5: how much a ping-pong's time varies against how much its messages' latency varies,
+by message size, between two groups of Piz Daint with one process per node.
+
+The paper measures both with the quartile coefficient of dispersion, QCD = (Q3 - Q1) / (Q3 + Q1)
+([DeSensi19] Sec. 3.3), and finds the time's QCD above the latency's, most of all for small messages:
+the time of a communication routine also holds host-side delays (OS noise, the paper's [28]), so its
+variability overestimates the network's noise.
+
+Here each message size has its own inter-group pair on ``aries-daint`` (:func:`check_pairs` checks the
+groups and that no two pairs share a router), all in one run beside other users' jobs
+(:func:`slingsim.experiments.allocation.background_jobs` in the pairs' two groups, checked to be there).
+Each round trip follows a pause (as ``aries-allocation-noise`` samples) and runs, as the ping's rank sees
+it, from just before its send to the pong's arrival (:func:`timed_pingpong` marks it as one iteration,
+so its time is exact). Its *latency* is its packets' network latency, from injection to delivery
+(``traffic.<job>.network_latency_ns``): what the Aries NIC counters sum ([DeSensi19] Sec. 2.3), and in
+this model what a detour cannot touch. One difference from the paper's counters: they are read per
+interval, so they average a message's packets, where this is the spread over every packet, and Aries'
+per-packet adaptive routing sends a message's packets on paths of different lengths.
+
+The host side is ``[host.noise]``: each CPU takes detours of ``DETOUR_NS`` at exponential gaps. The
+papers give no figure for Piz Daint's noise, so the recipe runs every size three times, with no
+detours, with one every ``LIGHT_INTERVAL_NS`` (1% of the CPU) and with one every ``HEAVY_INTERVAL_NS``
+(10%): the paper's finding is checked on the noisy runs, and the quiet run shows what the network alone
+gives (:func:`check_noise` refuses noisy runs whose ranks no detour held up, and quiet ones that were).
+"""
+from __future__ import annotations
+
+import copy
+import random
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pyarrow as pa  # noqa: E402
+
+from .. import provenance  # noqa: E402
+from ..cluster import SchedulerLike  # noqa: E402
+from ..config import Config, load_config  # noqa: E402
+from ..figures import save_figure  # noqa: E402
+from ..store import CacheLike  # noqa: E402
+from ..sweep import run_summaries  # noqa: E402
+from . import allocation  # noqa: E402
+from .aries_allocation_noise import check_background  # noqa: E402
+from .aries_pingpong_routing import router_place  # noqa: E402
+from .output import study_output  # noqa: E402
+from .placement import NodeLayout  # noqa: E402
+
+NAME = "aries-time-vs-latency"
+SYSTEM = "aries-daint"
+SIZES = (8, 256, 4096, 65_536, 1_048_576)
+QUICK_SIZES = (8, 4096, 65_536)
+ROUTERS_PER_GROUP = 96
+NODES_PER_ROUTER = 4
+BACKGROUND_GROUPS = (0, 1)
+OCCUPANCY, QUICK_OCCUPANCY = 0.5, 0.25
+"""Share of the free nodes of the two groups held by other jobs *(assumed, as aries-allocation-noise)*."""
+PAUSE_NS = 50_000
+"""Mean pause before each round trip (uniform from 0.5 to 1.5 times it)."""
+ROUND_TRIPS, QUICK_ROUND_TRIPS = 300, 100
+DETOUR_NS = 1_000.0
+LIGHT_INTERVAL_NS = 100_000.0
+HEAVY_INTERVAL_NS = 10_000.0
+NOISE: Dict[str, Optional[Dict[str, Any]]] = {
+    "none": None,
+    "light": {"interval_ns": LIGHT_INTERVAL_NS, "duration_ns": DETOUR_NS, "process": "poisson"},
+    "heavy": {"interval_ns": HEAVY_INTERVAL_NS, "duration_ns": DETOUR_NS, "process": "poisson"},
+}
+"""The host noise of each run *(assumed: the papers publish none)*: 1 us detours, 1% and 10% of the CPU."""
+
+
+def pair_of(k: int) -> Tuple[int, int]:
+    """The ``k``-th size's pair: a node of router 60 + 6k of group 0 and one of router 30 + 6k of group 1
+    (different chassis and blades for every k up to 5, so no two pairs share a router or a first hop)."""
+    return (NODES_PER_ROUTER * (60 + 6 * k),
+            NODES_PER_ROUTER * (ROUTERS_PER_GROUP + 30 + 6 * k))
+
+
+def check_pairs(cfg: Config, pairs: Dict[int, Tuple[int, int]]) -> Dict[str, Any]:
+    """Where each size's pair sits; raises ``ValueError`` unless each pair spans two groups and no two
+    pairs share a router."""
+    seen: Dict[int, int] = {}
+    placed = {}
+    for size, pair in pairs.items():
+        a, b = (router_place(cfg, n) for n in pair)
+        if a["group"] == b["group"]:
+            raise ValueError(f"{NAME}: the {size} B pair {list(pair)} sits in one group ({a['group']}); "
+                             "Fig. 5's ping-pong crosses two groups")
+        for place in (a, b):
+            if place["router"] in seen:
+                raise ValueError(f"{NAME}: the {size} B and {seen[place['router']]} B pairs share router "
+                                 f"{place['router']}; give each pair routers of its own")
+            seen[place["router"]] = size
+        placed[str(size)] = {"nodes": list(pair), "routers": [a["router"], b["router"]],
+                             "groups": [a["group"], b["group"]]}
+    return placed
+
+
+def timed_pingpong(nbytes: int, gaps: Sequence[int]) -> Dict[str, Any]:
+    """A ping-pong of ``nbytes`` with a pause before each ping, marked so that every odd iteration of the
+    job is one round trip exactly: rank 0 pauses, marks, sends the ping, receives the pong and marks; rank 1
+    marks, receives the ping, marks and sends the pong. Rank 1's marks come before rank 0's (the ping is
+    in before the pong leaves; the pong has left before rank 0's pause ends), so the job's marks, the
+    latest of the two, are rank 0's: the round trip runs from just before its send to the pong's arrival,
+    host delays included."""
+    ops0: List[Dict[str, Any]] = []
+    ops1: List[Dict[str, Any]] = []
+    for gap in gaps:
+        ops0 += [{"op": "compute", "ns": float(gap)}, {"op": "iteration_end"},
+                 {"op": "send", "comm": 0, "peer": 1, "tag": 0, "bytes": nbytes},
+                 {"op": "recv", "comm": 0, "peer": 1, "tag": 0, "bytes": nbytes}, {"op": "iteration_end"}]
+        ops1 += [{"op": "iteration_end"}, {"op": "recv", "comm": 0, "peer": 0, "tag": 0, "bytes": nbytes},
+                 {"op": "iteration_end"}, {"op": "send", "comm": 0, "peer": 0, "tag": 0, "bytes": nbytes}]
+    return {"ranks": 2, "comms": [[0, 1]], "ops": [ops0, ops1]}
+
+
+def round_trips_ns(job: Dict[str, Any], round_trips: int, what: str) -> List[float]:
+    """The round trips of a :func:`timed_pingpong` job (its odd iterations); raises ``RuntimeError`` naming
+    ``what`` unless it completed them all."""
+    times = job["iteration_times_ns"]
+    if len(times) != 2 * round_trips:
+        raise RuntimeError(f"{NAME}: the {what} completed {len(times) // 2} of its {round_trips} round trips")
+    return times[1::2]
+
+
+def quartile_dispersion(values: Sequence[float]) -> Optional[float]:
+    """(Q3 - Q1) / (Q3 + Q1) of ``values`` (linear interpolation between order statistics), None if empty."""
+    if not values:
+        return None
+    q1, q3 = np.percentile(np.asarray(values, dtype=float), [25, 75])
+    return float((q3 - q1) / (q3 + q1)) if q3 + q1 > 0 else None
+
+
+def job_name(size: int) -> str:
+    return f"pp{size}"
+
+
+def run_config(sizes: Sequence[int], noise: Optional[Dict[str, Any]], round_trips: int, occupancy: float,
+               seed: int = 1) -> Tuple[Config, Dict[str, Any], Dict[str, Any]]:
+    """One run: a timed ping-pong per size on its own pair beside the background of ``seed``, with host
+    noise ``noise`` (None: none); returns the config, the pairs' places and the background's check."""
+    if round_trips < 4:
+        raise ValueError(f"{NAME}: round_trips = {round_trips}; quartiles need at least 4")
+    if len(sizes) > 6:
+        raise ValueError(f"{NAME}: {len(sizes)} sizes; at most 6 pairs fit the routers chosen (pair_of)")
+    cfg = load_config(SYSTEM)
+    pairs = {size: pair_of(k) for k, size in enumerate(sizes)}
+    placed = check_pairs(cfg, pairs)
+    layout = NodeLayout(cfg["topology"])
+    busy = [n for pair in pairs.values() for n in pair]
+    background = allocation.background_jobs(layout, busy, occupancy, seed, groups=BACKGROUND_GROUPS)
+    checked = check_background(layout, background, {str(s): p for s, p in pairs.items()}, BACKGROUND_GROUPS,
+                               name=NAME)
+    rng = random.Random(seed)
+    cfg["traffic"] = []
+    cfg["job"] = [{"name": job_name(size), "workload": "program", "nodes": {"list": list(pair)},
+                   "program": timed_pingpong(size, [round(rng.uniform(0.5, 1.5) * PAUSE_NS)
+                                                    for _ in range(round_trips)])}
+                  for size, pair in pairs.items()] + background
+    cfg["sim"]["seed"] = seed
+    cfg["sim"]["max_time_ns"] = 20.0 * round_trips * PAUSE_NS + 1e7
+    if noise is not None:
+        cfg.setdefault("host", {})["noise"] = dict(noise)
+    return cfg, placed, checked
+
+
+def qcd(stats: Dict[str, Any]) -> Optional[float]:
+    """(p75 - p25) / (p75 + p25) of a latency summary, None if empty."""
+    q1, q3 = stats.get("p25"), stats.get("p75")
+    if q1 is None or q3 is None or q1 + q3 <= 0:
+        return None
+    return (q3 - q1) / (q3 + q1)
+
+
+def check_noise(level: str, summary: Dict[str, Any], sizes: Sequence[int]) -> float:
+    """The mean time detours held a ping-pong rank up (ns); raises ``RuntimeError`` if a noisy run's
+    ping-pongs were never held up or a quiet run's were."""
+    held = [summary["jobs"][job_name(s)].get("host_noise", {}).get("detoured_ns_per_rank", 0.0) for s in sizes]
+    if NOISE[level] is None and any(held):
+        raise RuntimeError(f"{NAME}: the run without host noise has ranks held up by detours: {held}")
+    if NOISE[level] is not None and not all(h > 0 for h in held):
+        raise RuntimeError(f"{NAME}: in the {level} noise run some ping-pong was never held up by a detour "
+                           f"({held} ns per rank): the figure's host side was not exercised")
+    return sum(held) / len(held)
+
+
+def row_of(level: str, size: int, summary: Dict[str, Any], round_trips: int) -> Dict[str, Any]:
+    """One size under one noise level: the round trips' QCD (exact) and the QCD of its packets' network
+    latency (from the latency summary's quartiles, within about 1%), their medians and the ratio of the two
+    QCDs."""
+    job = summary["jobs"][job_name(size)]
+    rtts = round_trips_ns(job, round_trips, f"{size} B ping-pong ({level} noise)")
+    latency = summary["traffic"][job_name(size)]["network_latency_ns"]
+    t, m = quartile_dispersion(rtts), qcd(latency)
+    return {"noise": level, "bytes": size, "round_trips": len(rtts), "time_qcd": t, "latency_qcd": m,
+            "time_over_latency_qcd": (t / m) if t is not None and m else None,
+            "time_median_us": float(np.median(rtts)) / 1e3, "latency_median_ns": latency["p50"],
+            "detoured_ns_per_rank": job.get("host_noise", {}).get("detoured_ns_per_rank", 0.0)}
+
+
+def key_figures(rows: List[Dict[str, Any]], placed: Dict[str, Any], background: Dict[str, Any],
+                held: Dict[str, float]) -> Dict[str, Any]:
+    """The QCDs per noise level and size, and the paper's findings as booleans on each noisy level."""
+    out: Dict[str, Any] = {}
+    for level in NOISE:
+        mine = sorted((r for r in rows if r["noise"] == level), key=lambda r: r["bytes"])
+        if not mine:
+            continue
+        out[level] = {str(r["bytes"]): {"time_qcd": _round(r["time_qcd"]), "latency_qcd": _round(r["latency_qcd"]),
+                                        "time_over_latency_qcd": _round(r["time_over_latency_qcd"])}
+                      for r in mine}
+        above = all(r["time_qcd"] is not None and r["latency_qcd"] is not None and r["time_qcd"] > r["latency_qcd"]
+                    for r in mine)
+        ratios = [r["time_over_latency_qcd"] for r in mine]
+        smallest_most = None not in ratios and ratios[0] == max(ratios)
+        out[f"{level}_time_qcd_above_latency_qcd"] = above
+        out[f"{level}_gap_largest_for_smallest"] = smallest_most
+        out[f"{level}_smallest_time_over_latency_qcd"] = _round(ratios[0])
+    out["noise_checked"] = True
+    out["detoured_ns_per_rank"] = {k: round(v, 1) for k, v in held.items()}
+    out["noise"] = NOISE
+    out["pairs_checked"] = True
+    out["pairs"] = placed
+    out["background_checked"] = True
+    out["background"] = background
+    out["paper"] = {"source": "[DeSensi19] Sec. 3.3, Fig. 5 (Piz Daint, two groups, one process per node)",
+                    "finding": "the execution time's QCD is above the packet latency's at every size, most of "
+                               "all for small messages: communication time overestimates network noise"}
+    return out
+
+
+def _round(v: Optional[float]) -> Optional[float]:
+    return None if v is None else round(v, 4)
+
+
+def run_aries_time_vs_latency(
+    out_dir: Union[str, Path] = "out/aries-time-vs-latency",
+    quick: bool = False,
+    scheduler: SchedulerLike = None,
+    workers: Optional[int] = None,
+    progress: bool = True,
+    cache: CacheLike = True,
+) -> pa.Table:
+    """Run the figure; write ``aries_time_vs_latency.parquet`` (one row per noise level and size) and
+    ``aries_time_vs_latency.png``; return the rows with the findings in the table's metadata."""
+    started = provenance.now()
+    sizes = QUICK_SIZES if quick else SIZES
+    round_trips = QUICK_ROUND_TRIPS if quick else ROUND_TRIPS
+    occupancy = QUICK_OCCUPANCY if quick else OCCUPANCY
+    built = {level: run_config(sizes, noise, round_trips, occupancy) for level, noise in NOISE.items()}
+    summaries = dict(zip(built, run_summaries([copy.deepcopy(cfg) for cfg, _, _ in built.values()], scheduler,
+                                              workers, progress, cache)))
+    rows, held = [], {}
+    for level, summary in summaries.items():
+        if summary["end_reason"] != "jobs_done":
+            raise RuntimeError(f"{NAME}: the {level} noise run ended with {summary['end_reason']!r}, not with the "
+                               "ping-pongs done")
+        held[level] = check_noise(level, summary, sizes)
+        rows += [row_of(level, size, summary, round_trips) for size in sizes]
+    _, placed, background = built["none"]
+    checks = key_figures(rows, placed, background, held)
+    with study_output(out_dir, summaries.values(), started, {"quick": quick}) as out:
+        out.write(aries_time_vs_latency=rows)
+        plot(rows, out.path / "aries_time_vs_latency.png", out.provenance)
+        return out.table(rows, checks)
+
+
+def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
+    """Fig. 5: QCD against message size, the time's and the latency's, one panel per noise level."""
+    levels = [lv for lv in NOISE if any(r["noise"] == lv for r in rows)]
+    fig, axes = plt.subplots(1, len(levels), figsize=(3.2 * len(levels), 3.0), sharey=True, squeeze=False)
+    for ax, level in zip(axes[0], levels):
+        mine = sorted((r for r in rows if r["noise"] == level), key=lambda r: r["bytes"])
+        xs = [r["bytes"] for r in mine]
+        ax.plot(xs, [r["time_qcd"] for r in mine], "o-", label="execution time")
+        ax.plot(xs, [r["latency_qcd"] for r in mine], "s--", label="packet latency")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("message size (B)", fontsize=8)
+        noise = NOISE[level]
+        what = "no host noise" if noise is None else (
+            f"{noise['duration_ns'] / 1e3:g} us detours every {noise['interval_ns'] / 1e3:g} us")
+        ax.set_title(f"{level}: {what}", fontsize=8)
+        ax.tick_params(labelsize=7)
+    axes[0][0].set_ylabel("QCD", fontsize=8)
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle("Aries (Piz Daint), ping-pong across two groups: time vs latency variability "
+                 "([DeSensi19] Fig. 5)", fontsize=8)
+    fig.tight_layout()
+    return save_figure(fig, path, provenance)

@@ -10,7 +10,7 @@ from slingsim.config import load_config
 from slingsim.experiments import aries_time_vs_latency as fig5
 
 SMALL = {"topology": {"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 2, "global_ports_per_switch": 1},
-         "routing": {"algorithm": "minimal"}, "sim": {"max_time_ns": 1e9}}
+         "routing": {"algorithm": "minimal"}, "sim": {"max_time_ns": 1e9, "warmup_ns": 0, "duration_ns": 1e9}}
 
 
 def test_every_pair_crosses_two_groups_on_routers_of_its_own():
@@ -35,6 +35,7 @@ def test_the_run_config_holds_a_timed_pingpong_per_size_beside_the_background_an
     assert background["jobs"] > 0 and set(background["nodes_per_group"]) == {"0", "1"}
     quiet, _, _ = fig5.run_config((8,), None, 10, 0.1)
     assert "noise" not in quiet.get("host", {})
+    assert cfg["sim"]["warmup_ns"] == 0 and cfg["sim"]["duration_ns"] == cfg["sim"]["max_time_ns"], "every packet measured"
 
 
 def test_detours_spread_the_time_and_leave_the_latency():
@@ -55,6 +56,8 @@ def test_detours_spread_the_time_and_leave_the_latency():
         fig5.check_noise("none", noisy, (8,))
     q, n = fig5.row_of("none", 8, quiet, 200), fig5.row_of("heavy", 8, noisy, 200)
     assert n["time_qcd"] > q["time_qcd"] and n["time_over_latency_qcd"] > q["time_over_latency_qcd"]
+    assert n["time_qcd"] > n["latency_qcd"], "with detours on 10% of the CPU the time spreads more"
+    assert n["latency_median_ns"] < n["time_median_us"] * 1e3 / 2, "a packet's latency is under half a round trip"
     assert n["detoured_ns_per_rank"] > 0 and q["detoured_ns_per_rank"] == 0
     with pytest.raises(RuntimeError, match="completed 200 of its 201 round trips"):
         fig5.row_of("none", 8, quiet, 201)
@@ -66,6 +69,6 @@ def test_key_figures_read_the_papers_ordering_per_noise_level():
     rows += [{"noise": "none", "bytes": 8, "time_qcd": 0.01, "latency_qcd": 0.02, "time_over_latency_qcd": 0.5}]
     k = fig5.key_figures(rows, {}, {}, {"none": 0.0, "heavy": 10.0})
     assert k["heavy_time_qcd_above_latency_qcd"] is True
-    assert k["heavy_gap_largest_for_smallest"] is False, "13x at 4 KiB beats 7x at 8 B"
+    assert k["heavy_gap_larger_for_small_than_large"] is True, "7x at 8 B above 5x at 64 KiB (13x at 4 KiB between)"
     assert k["none_time_qcd_above_latency_qcd"] is False
     assert k["heavy"]["8"]["time_qcd"] == 0.14 and k["noise_checked"] is True

@@ -73,6 +73,12 @@ impl Simulation {
         let st = &mut self.measure.stats[c.source as usize];
         st.latency.record(t - c.created);
         st.network_latency.record(t - c.injected);
+        if let Some(&j) = self.mpi.job_of_source.get(c.source as usize) {
+            if let Some(job) = self.mpi.jobs.get_mut(j as usize) {
+                job.packet_latency_since.0 += (t - c.injected).0 as u128;
+                job.packet_latency_since.1 += 1;
+            }
+        }
         st.hops_sum += p.hops as u64;
         st.measured += 1;
         let nonminimal = p.flags & FLAG_NONMINIMAL != 0;

@@ -87,6 +87,7 @@ impl Simulation {
                 "iterations": times.len(),
                 "iteration_ns": stats,
                 "iteration_times_ns": times,
+                "iteration_packet_latency_ns": job.iteration_packet_latency.iter().take(times.len()).map(|m| m.map(|ps| ps / 1000.0)).collect::<Vec<_>>(),
                 "passes": job.passes,
                 "messages": job.messages,
                 "collective_messages": job.collective_messages,

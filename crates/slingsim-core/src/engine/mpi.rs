@@ -245,6 +245,10 @@ impl Simulation {
                 }
                 job.iteration_marks[i] = job.iteration_marks[i].max(now);
                 job.ranks_at_mark[i] += 1;
+                if job.ranks_at_mark[i] == job.ranks {
+                    let (sum, n) = std::mem::take(&mut job.packet_latency_since);
+                    job.iteration_packet_latency.push((n > 0).then(|| sum as f64 / n as f64));
+                }
                 if job.stop.is_some() {
                     self.mpi_stop_rule(g, i);
                 }

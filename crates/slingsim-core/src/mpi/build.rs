@@ -243,6 +243,8 @@ pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8, bool)], params: Par
             ranks_done: 0,
             iteration_marks: Vec::new(),
             ranks_at_mark: Vec::new(),
+            packet_latency_since: (0, 0),
+            iteration_packet_latency: Vec::new(),
             stop: plan.stop,
             stop_after: None,
             stop_met_at: None,
@@ -261,6 +263,13 @@ pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8, bool)], params: Par
             failed_match_attempts: 0,
             ends_run: counts,
         });
+    }
+    for (j, job) in rt.jobs.iter().enumerate() {
+        let s = job.source as usize;
+        if rt.job_of_source.len() <= s {
+            rt.job_of_source.resize(s + 1, u32::MAX);
+        }
+        rt.job_of_source[s] = j as u32;
     }
     if rt.jobs.iter().any(|j| j.app_aware) {
         rt.app_aware = vec![Default::default(); rt.ranks.len()];

@@ -131,6 +131,8 @@ pub struct Runtime {
     /// Fetch-and-adds issued and the times targets applied one.
     pub amo_ops: u64,
     pub amo_runs: u64,
+    /// The job counted under each traffic source (`u32::MAX`: none).
+    pub job_of_source: Vec<u32>,
     /// The random stream of the ranks' detours (`[host.noise]`).
     pub noise_rng: Option<crate::rng::Rng>,
 }

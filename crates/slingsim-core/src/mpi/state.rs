@@ -282,6 +282,12 @@ pub struct Job {
     /// Latest mark of each iteration over the ranks.
     pub iteration_marks: Vec<Ps>,
     pub ranks_at_mark: Vec<u32>,
+    /// Network latency (ps) summed over the job's measured packets
+    /// delivered since its last iteration completed, and how many; and
+    /// per completed iteration, their mean (None: no packet), as NIC
+    /// latency counters read once per iteration would give it.
+    pub packet_latency_since: (u128, u64),
+    pub iteration_packet_latency: Vec<Option<f64>>,
     /// The job's stopping rule, the iteration after which its ranks stop
     /// once the rule is met (the one the furthest rank was in), and the
     /// median interval it last checked.

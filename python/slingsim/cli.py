@@ -20,6 +20,7 @@ from typing import List, Optional
 
 from .cluster import BATCH_KINDS
 from .experiments.registry import EXPERIMENTS
+from .experiments.stop_rules import STOP_RULES
 
 # Subcommands import the heavy modules (pyarrow, matplotlib, Dask) only when
 # they run, so `slingsim --help` and argument errors answer instantly.
@@ -201,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--quick", action="store_true", help="a smaller network and fewer points, for a first look")
     exp.add_argument("--json", action="store_true",
                      help="print {experiment, quick, results: [rows], checks} as JSON instead of the table")
-    exp.add_argument("--stop-rule", choices=["paper"], default=None,
+    exp.add_argument("--stop-rule", choices=sorted(STOP_RULES), default=None,
                      help="run each victim until [DeSensi20]'s statistical rule holds (at least 200 iterations, "
                           "the median's 95%% confidence interval within 5%%) instead of the recipe's fixed count: "
                           "congestion-heatmap, congestion-distribution, bursty-incast, shandy-applications; much "

@@ -80,8 +80,9 @@ impl Simulation {
             let op = self.mpi.jobs[j].program.ops[world][pc].clone();
             self.mpi.ranks[g as usize].pc += 1;
             self.mpi_execute(g, op);
-            if self.mpi.ranks[g as usize].ready_at > now {
-                self.mpi_stretch_by_detours(g);
+            let ready = self.mpi.ranks[g as usize].ready_at;
+            if ready > now {
+                self.mpi.ranks[g as usize].ready_at = self.mpi_cpu_end(g, ready);
             }
         }
     }
@@ -104,34 +105,20 @@ impl Simulation {
         None
     }
 
-    /// When `cpu` of CPU time rank `g` begins now ends: later by every
-    /// detour that begins before it does ([`crate::host::noise`]), so a
-    /// send the CPU is interrupted while posting reaches the NIC later.
-    fn mpi_cpu_until(&mut self, g: u32, cpu: Ps) -> Ps {
-        let now = self.clock.now;
-        let Some(d) = self.mpi.p().noise else { return now + cpu };
+    /// When CPU work of rank `g` that would end at `end` (begun now) does
+    /// end: later by every detour that begins before it does
+    /// ([`crate::host::noise`]), so a send the CPU is interrupted while
+    /// posting reaches the NIC later.
+    fn mpi_cpu_end(&mut self, g: u32, mut end: Ps) -> Ps {
+        let Some(d) = self.mpi.p().noise else { return end };
         let rng = self.mpi.noise_rng.as_mut().expect("host noise has its random stream");
         let r = &mut self.mpi.ranks[g as usize];
-        let mut end = now + cpu;
         while r.next_detour < end {
             end += d.duration;
             r.detoured += d.duration;
             r.next_detour = d.next(r.next_detour, rng);
         }
         end
-    }
-
-    /// Lengthens the CPU time rank `g` just began (until its `ready_at`)
-    /// by every detour that begins before it ends.
-    fn mpi_stretch_by_detours(&mut self, g: u32) {
-        let Some(d) = self.mpi.p().noise else { return };
-        let rng = self.mpi.noise_rng.as_mut().expect("host noise has its random stream");
-        let r = &mut self.mpi.ranks[g as usize];
-        while r.next_detour < r.ready_at {
-            r.ready_at += d.duration;
-            r.detoured += d.duration;
-            r.next_detour = d.next(r.next_detour, rng);
-        }
     }
 
     /// The rank reached the end of its program: start over (repeating
@@ -174,14 +161,14 @@ impl Simulation {
             }
             Op::Isend { comm, peer, tag, bytes, req } => {
                 let cpu = send_overhead + self.mpi_send_copy(g, comm, peer, bytes);
-                let done = self.mpi_cpu_until(g, cpu);
+                let done = self.mpi_cpu_end(g, now + cpu);
                 let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, done);
                 self.mpi_bind(g, req, slot);
                 self.mpi.ranks[g as usize].ready_at = done;
             }
             Op::Send { comm, peer, tag, bytes } => {
                 let cpu = send_overhead + self.mpi_send_copy(g, comm, peer, bytes);
-                let done = self.mpi_cpu_until(g, cpu);
+                let done = self.mpi_cpu_end(g, now + cpu);
                 let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, done);
                 self.mpi.ranks[g as usize].ready_at = done;
                 self.mpi_block_on(g, vec![slot]);
@@ -216,19 +203,19 @@ impl Simulation {
                 }
             }
             Op::Put { comm, peer, bytes, req, completion } => {
-                let done = self.mpi_cpu_until(g, send_overhead);
+                let done = self.mpi_cpu_end(g, now + send_overhead);
                 let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Put(completion), done);
                 self.mpi_bind(g, req, slot);
                 self.mpi.ranks[g as usize].ready_at = done;
             }
             Op::Get { comm, peer, bytes, req } => {
-                let done = self.mpi_cpu_until(g, send_overhead);
+                let done = self.mpi_cpu_end(g, now + send_overhead);
                 let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Get, done);
                 self.mpi_bind(g, req, slot);
                 self.mpi.ranks[g as usize].ready_at = done;
             }
             Op::FetchAdd { comm, peer, req } => {
-                let done = self.mpi_cpu_until(g, send_overhead);
+                let done = self.mpi_cpu_end(g, now + send_overhead);
                 let slot = self.mpi_rma_post(g, comm, peer, super::rma::AMO_BYTES, RmaKind::FetchAdd, done);
                 self.mpi_bind(g, req, slot);
                 self.mpi.ranks[g as usize].ready_at = done;

@@ -56,11 +56,51 @@ impl Paths for GraphTopology {
 /// Chooses a random intermediate among the switches with endpoints of the
 /// source's plane, other than the current and destination switches (so a
 /// Valiant path is at most twice the endpoint diameter); false if none.
+/// Where intermediates go by group (Aries), traffic inside a group turns
+/// at a router of its own group and traffic between groups at a router of
+/// a third group ([`set_group_intermediate`]).
 fn set_intermediate(g: &GraphTopology, s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> bool {
     if s == pkt.dst_switch {
         return false;
     }
-    let candidates = &g.endpoint_switches[g.plane[s.index()] as usize];
+    if g.group_intermediates.active() {
+        if let Some(chosen) = set_group_intermediate(g, s, pkt, rng) {
+            return chosen;
+        }
+    }
+    random_intermediate(&g.endpoint_switches[g.plane[s.index()] as usize], s, pkt, rng)
+}
+
+/// Aries' non-minimal paths (paper 004 Sec. 2.2: between groups they
+/// "traverse an intermediate group connected to both source and
+/// destination groups"; inside a group ADAPTIVE's paths have about the
+/// latency of high bias's, Sec. 4.1 and Fig. 7c, so they stay in the
+/// group). Between groups the intermediate is a random router of a random
+/// third group, which bounds the path at 10 router hops (2 + 1 + 2 + 2 +
+/// 1 + 2), the paper's "up to 10 hops". None when no third group exists
+/// (a two-group system such as Crystal): the caller then draws from the
+/// whole plane, so the detour uses other global links of the two groups.
+fn set_group_intermediate(g: &GraphTopology, s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> Option<bool> {
+    let gi = &g.group_intermediates;
+    let (from, to) = (g.groups[s.index()], g.groups[pkt.dst_switch.index()]);
+    if from == to {
+        return Some(random_intermediate(&gi.by_group[from as usize], s, pkt, rng));
+    }
+    let mut thirds = gi.plane_groups[g.plane[s.index()] as usize].iter().copied().filter(|&x| x != from && x != to);
+    let others = thirds.clone().count();
+    if others == 0 {
+        return None;
+    }
+    let third = thirds.nth(rng.below(others as u64) as usize)?;
+    let members = &gi.by_group[third as usize];
+    pkt.set_via_switch(members[rng.below(members.len() as u64) as usize]);
+    pkt.flags |= FLAG_NONMINIMAL;
+    Some(true)
+}
+
+/// A random switch of `candidates` other than `s` and the destination
+/// switch as the packet's intermediate; false if there is none.
+fn random_intermediate(candidates: &[SwitchId], s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> bool {
     if candidates.len() < 3 {
         return false;
     }

@@ -328,6 +328,44 @@ mod tests {
         assert_eq!(g.diameter, 3);
     }
 
+    /// Non-minimal paths as Aries draws them (paper 004 Sec. 2.2): inside
+    /// a group the intermediate router is of that group; between groups it
+    /// is of a third group, every third group drawn; with only two groups
+    /// the detour takes a router of either.
+    #[test]
+    fn intermediates_by_group() {
+        use crate::packet::Packet;
+        use crate::routing::adaptive::Paths;
+        use crate::rng::Rng;
+        let g = built(&aries(4, None));
+        let mut rng = Rng::new(7, 0);
+        let mut draw = |g: &GraphTopology, from: u32, to: u32, rng: &mut Rng| {
+            let mut p = Packet::new(crate::ids::EndpointId(0), crate::ids::EndpointId(0), SwitchId(to), 0, 0).hot;
+            assert!(g.set_intermediate(SwitchId(from), &mut p, rng));
+            let via = p.via_switch();
+            assert!(via != SwitchId(from) && via != SwitchId(to));
+            g.groups[via.index()]
+        };
+        // Routers 0 and 5 of group 0.
+        for _ in 0..500 {
+            assert_eq!(draw(&g, 0, 5, &mut rng), 0, "inside a group the detour stays in it");
+        }
+        // Router 0 (group 0) to router 100 (group 1): groups 2 and 3 only.
+        let mut seen = [0u32; 4];
+        for _ in 0..1000 {
+            seen[draw(&g, 0, 100, &mut rng) as usize] += 1;
+        }
+        assert_eq!(&seen[..2], &[0, 0], "never the source or destination group: {seen:?}");
+        assert!(seen[2] > 400 && seen[3] > 400, "both third groups, about evenly: {seen:?}");
+        // Two groups: no third group, any router of the two but the ends.
+        let two = built(&aries(2, None));
+        let mut seen = [0u32; 2];
+        for _ in 0..1000 {
+            seen[draw(&two, 0, 100, &mut rng) as usize] += 1;
+        }
+        assert!(seen[0] > 400 && seen[1] > 400, "{seen:?}");
+    }
+
     #[test]
     fn more_groups_connect_all_to_all() {
         let g = built(&aries(9, None));

@@ -40,6 +40,11 @@ pub struct GraphTopology {
     pub diameter: u32,
     /// Switches with endpoints, per plane (Valiant intermediates).
     pub endpoint_switches: Vec<Vec<SwitchId>>,
+    /// Valiant intermediates chosen by group, as Aries routes (paper 004
+    /// Sec. 2.2): a router of the same group for traffic inside a group,
+    /// a router of a third group for traffic between groups. Empty for the
+    /// families whose intermediate is any switch of the plane.
+    pub group_intermediates: GroupIntermediates,
     /// Farthest switch with endpoints from any switch one hop from a switch
     /// with endpoints: where PAR may re-decide (a Megafly spine can be 5
     /// hops from a leaf of another group, more than the diameter).
@@ -76,6 +81,7 @@ impl GraphTopology {
             dist: vec![u8::MAX; s_count * s_count],
             diameter: 0,
             endpoint_switches: Vec::new(),
+            group_intermediates: GroupIntermediates::default(),
             first_hop_reach: 0,
         };
         let mut has_endpoints = vec![false; s_count];
@@ -89,6 +95,9 @@ impl GraphTopology {
             if has_endpoints[s] {
                 g.endpoint_switches[g.plane[s] as usize].push(SwitchId::from_index(s));
             }
+        }
+        if g.family == "aries" {
+            g.group_intermediates = GroupIntermediates::new(&g.groups, &g.plane, &has_endpoints);
         }
         g.compute_distances(&has_endpoints);
         g.first_hop_reach = g.compute_first_hop_reach(&has_endpoints);
@@ -179,6 +188,38 @@ impl GraphTopology {
     #[inline]
     pub fn distance(&self, s: SwitchId, d: SwitchId) -> u8 {
         self.dist[s.index() * self.switches + d.index()]
+    }
+}
+
+/// Switches with endpoints listed by group, and the groups of each plane,
+/// for routing whose non-minimal paths are chosen by group.
+#[derive(Clone, Debug, Default)]
+pub struct GroupIntermediates {
+    /// Switches with endpoints of each group (indexed by group number).
+    pub by_group: Vec<Vec<SwitchId>>,
+    /// Groups holding switches with endpoints, per plane.
+    pub plane_groups: Vec<Vec<u32>>,
+}
+
+impl GroupIntermediates {
+    fn new(groups: &[u32], plane: &[u32], has_endpoints: &[bool]) -> GroupIntermediates {
+        let n_groups = groups.iter().max().map_or(0, |&g| g as usize + 1);
+        let n_planes = plane.iter().max().map_or(0, |&p| p as usize + 1);
+        let mut by_group = vec![Vec::new(); n_groups];
+        let mut plane_groups: Vec<Vec<u32>> = vec![Vec::new(); n_planes];
+        for s in (0..groups.len()).filter(|&s| has_endpoints[s]) {
+            let (g, p) = (groups[s], plane[s] as usize);
+            if by_group[g as usize].is_empty() {
+                plane_groups[p].push(g);
+            }
+            by_group[g as usize].push(SwitchId::from_index(s));
+        }
+        GroupIntermediates { by_group, plane_groups }
+    }
+
+    /// True when intermediates are chosen by group.
+    pub fn active(&self) -> bool {
+        !self.by_group.is_empty()
     }
 }
 

@@ -155,3 +155,14 @@ def test_the_full_study_splits_512_nodes_of_shandy_and_crystal_as_the_paper():
     # The linear split in node order would give 256/256 on Shandy no shared switch or group.
     linear = victim_shares(NodeLayout(points[0][1]["topology"]), list(range(256)), list(range(256, 512)))
     assert not linear["meets"]
+
+
+def test_incast_target_node_with_and_without_copies():
+    from slingsim.experiments.congestion_heatmap import incast_target
+    nodes = [10, 11, 12, 13]
+    # One pattern over nodes x ppn ranks: rank 30 at ppn 24 is on the job's second node.
+    assert incast_target({"workload": "incast", "ppn": 24, "params": {"target": 30}}, nodes) == 11
+    # Copies per process: the target is a rank of one copy, which has one process per node.
+    assert incast_target({"workload": "incast", "ppn": 24, "ppn_copies": True, "params": {"target": 2}}, nodes) == 12
+    assert incast_target({"workload": "incast", "ppn": 24, "ppn_copies": True}, nodes) == 10
+    assert incast_target({"workload": "alltoall", "ppn": 24}, nodes) is None

@@ -330,3 +330,34 @@ fn an_aries_alltoall_takes_its_own_routing_mode() {
     let e = Simulation::from_json(&bad.to_string()).err().unwrap().to_string();
     assert!(e.contains("gni_a2a_routing") && e.contains("adaptive-1"), "{e}");
 }
+
+/// `ppn_copies`: each process slot of the job's nodes runs its own copy of
+/// the pattern ([DeSensi20] Sec. III). An incast of 6 nodes x 3 processes
+/// is then 3 incasts of 5 puts onto the 3 processes of node 0, all over
+/// the network; without copies it is one incast of 17 puts onto rank 0,
+/// 2 of them from node 0 itself, through memory.
+#[test]
+fn ppn_copies_run_the_pattern_once_per_process_slot() {
+    let job = |copies: bool| json!([{"name": "inc", "workload": "incast", "bytes": 4096, "iterations": 2,
+                                     "nodes": {"count": 6}, "ppn": 3, "ppn_copies": copies}]);
+    let copies = run(job(true), json!({}));
+    assert_eq!(copies["end_reason"], "jobs_done", "{copies:#}");
+    let j = &copies["jobs"]["inc"];
+    assert_eq!(j["messages"], 3 * 5 * 2, "{j}");
+    assert_eq!(j["memory_messages"], 0, "{j}");
+    let once = run(job(false), json!({}));
+    let j = &once["jobs"]["inc"];
+    assert_eq!(j["messages"], 17 * 2, "{j}");
+    assert_eq!(j["memory_messages"], 2 * 2, "{j}");
+    // Collectives run on each copy's own communicator.
+    let a2a = run(json!([{"name": "a2a", "workload": "alltoall", "bytes": 1024, "iterations": 2,
+                          "nodes": {"count": 6}, "ppn": 2, "ppn_copies": true}]), json!({}));
+    assert_eq!(a2a["end_reason"], "jobs_done", "{a2a:#}");
+    assert_eq!(a2a["jobs"]["a2a"]["memory_messages"], 0, "no copy has two processes on one node");
+    // Only for named workloads.
+    let cfg = json!({"topology": {"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 2, "global_ports_per_switch": 1},
+                     "job": [{"workload": "program", "ppn": 2, "ppn_copies": true,
+                              "program": {"ranks": 2, "comms": [[0, 1]], "ops": [[], []]}}]});
+    let e = Simulation::from_json(&cfg.to_string()).err().expect("refused");
+    assert_eq!(e.field, "job[0].ppn_copies", "{e}");
+}

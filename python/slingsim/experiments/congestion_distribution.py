@@ -14,9 +14,13 @@ than linear (impacts up to ~150), busier aggressors worse still, fewer
 nodes milder (max 154 -> 40); Slingshot stays below ~2 everywhere and its
 distributions are narrow.
 
-Deviation: the paper's aggressors in (B) run 24 processes per node; here
-``AGGRESSOR_PPN`` = 4, because an MPI alltoall of 24 x 400 ranks expands
-into tens of millions of point-to-point operations.
+(B) runs the paper's 24 aggressor processes per node as the paper does:
+each process slot runs its own copy of the pattern over one process per
+node (``ppn_copies``; [DeSensi20] Sec. III: "the congestion pattern is
+concurrently executed PPN times"), so an incast has 24 targets on one
+node and an alltoall 24 concurrent alltoalls of one process per node.
+Before 2026-11-27 it ran 4 processes per node and one pattern over all
+of them.
 
 Every point must pass ``congestion_heatmap``'s check that the victim meets
 its aggressor (``victim_shares``), or the recipe refuses to report. So
@@ -59,7 +63,7 @@ from .stop_rules import check_stop_rule, stop_rule_checks, study_params
 SMALL_SYSTEMS = QUICK_SYSTEMS
 """Fig. 10 (C): Malbec against Crystal, to factor out the systems' sizes ([DeSensi20] Sec. III-B)."""
 PLACEMENTS = ("linear", "interleaved", "random")
-AGGRESSOR_PPN = 4
+AGGRESSOR_PPN = 24
 SMALL_GROUP_NODES = 64
 """Fig. 10 (C): nodes taken from each of two groups."""
 SMALL_GROUP_PER_SWITCH = 8

@@ -185,7 +185,8 @@ def study_points(
                     con = copy.deepcopy(iso)
                     con["job"].append({"name": "aggressor", "workload": workload, "bytes": AGGRESSOR_BYTES,
                                        "iterations": 1, "repeat": True, "nodes": aggressor_nodes,
-                                       "ppn": aggressor_ppn, "placement": "linear"})
+                                       "ppn": aggressor_ppn, "ppn_copies": aggressor_ppn > 1,
+                                       "placement": "linear"})
                     labels = {"system": system, "victim": victim, "aggressor": aggressor,
                               "victim_share": split, "nodes": total}
                     points.append((labels, iso, con))
@@ -245,11 +246,13 @@ def planned_nodes(cfg: Config) -> Dict[str, Optional[List[int]]]:
 
 
 def incast_target(job: Dict[str, Any], nodes: Sequence[int]) -> Optional[int]:
-    """The node of an incast job's target rank (ranks fill the job's nodes ``ppn`` at a time), None for
-    other workloads."""
+    """The node of an incast job's target rank (ranks fill the job's nodes ``ppn`` at a time; with
+    ``ppn_copies`` every copy's target is that process slot of the target rank's node), None for other
+    workloads."""
     if job.get("workload") != "incast":
         return None
-    return nodes[job.get("params", {}).get("target", 0) // job.get("ppn", 1)]
+    target = job.get("params", {}).get("target", 0)
+    return nodes[target if job.get("ppn_copies") else target // job.get("ppn", 1)]
 
 
 def victim_shares(layout: NodeLayout, victim: Sequence[int], aggressor: Sequence[int],

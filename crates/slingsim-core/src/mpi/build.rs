@@ -48,6 +48,12 @@ pub fn plan_jobs(jobs: &[JobConfig], alloc: &mut NodeAllocator, seed: u64, taken
         let mut rng = Rng::new(seed, 0x1_7000 + i as u64);
         let placement = j.placement;
         let fixed = fixed_program(&field, j)?;
+        if j.ppn_copies && fixed.is_some() {
+            return Err(ConfigError::new(
+                format!("{field}.ppn_copies"),
+                "copies per process are made of a named workload; a trace or inline program already names every rank: remove ppn_copies",
+            ));
+        }
         let mut sel = Selection::parse(&format!("{field}.nodes"), &j.nodes)?;
         if let (Some(p), Selection::All) = (&fixed, &sel) {
             sel = Selection::Count(p.ranks.div_ceil(j.ppn)); // a trace's ranks decide its nodes
@@ -68,6 +74,7 @@ pub fn plan_jobs(jobs: &[JobConfig], alloc: &mut NodeAllocator, seed: u64, taken
                 }
                 scale_compute(p, j.compute_scale)
             }
+            None if j.ppn_copies => super::copies::per_process(generated_program(&field, j, nodes.len() as u32, seed)?, j.ppn),
             None => generated_program(&field, j, slots as u32, seed)?,
         };
         super::validate::validate(&format!("{field}.program"), &program)?;

@@ -114,6 +114,12 @@ pub struct JobConfig {
     pub placement: crate::traffic::nodes::Placement,
     /// Processes per node.
     pub ppn: u32,
+    /// With `ppn` above 1: each of a node's processes runs its own copy of
+    /// the workload over one process per node (process k of every node
+    /// forms copy k), as [DeSensi20] Sec. III runs its aggressors ("the
+    /// congestion pattern is concurrently executed PPN times"); without it
+    /// the workload runs once over all nodes x ppn ranks.
+    pub ppn_copies: bool,
     pub start_ns: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub routing: Option<JobRouting>,
@@ -170,6 +176,7 @@ impl Default for JobConfig {
             nodes: serde_json::Value::String("all".into()),
             placement: crate::traffic::nodes::Placement::Linear,
             ppn: 1,
+            ppn_copies: false,
             start_ns: 0.0,
             routing: None,
             class: None,

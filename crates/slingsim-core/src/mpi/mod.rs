@@ -13,3 +13,4 @@ pub mod stop_rule;
 pub mod validate;
 pub mod workloads;
 pub mod build;
+pub mod copies;

@@ -183,10 +183,12 @@ def study_points(
                 iso["job"] = [job]
                 for aggressor, workload in AGGRESSORS.items():
                     con = copy.deepcopy(iso)
-                    con["job"].append({"name": "aggressor", "workload": workload, "bytes": AGGRESSOR_BYTES,
-                                       "iterations": 1, "repeat": True, "nodes": aggressor_nodes,
-                                       "ppn": aggressor_ppn, "ppn_copies": aggressor_ppn > 1,
-                                       "placement": "linear"})
+                    aggressor_job = {"name": "aggressor", "workload": workload, "bytes": AGGRESSOR_BYTES,
+                                     "iterations": 1, "repeat": True, "nodes": aggressor_nodes,
+                                     "ppn": aggressor_ppn, "placement": "linear"}
+                    if aggressor_ppn > 1:
+                        aggressor_job["ppn_copies"] = True  # [DeSensi20] Sec. III: one copy per process
+                    con["job"].append(aggressor_job)
                     labels = {"system": system, "victim": victim, "aggressor": aggressor,
                               "victim_share": split, "nodes": total}
                     points.append((labels, iso, con))

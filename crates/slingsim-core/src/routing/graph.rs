@@ -86,12 +86,11 @@ fn set_group_intermediate(g: &GraphTopology, s: SwitchId, pkt: &mut Packet, rng:
     if from == to {
         return Some(random_intermediate(&gi.by_group[from as usize], s, pkt, rng));
     }
-    let mut thirds = gi.plane_groups[g.plane[s.index()] as usize].iter().copied().filter(|&x| x != from && x != to);
-    let others = thirds.clone().count();
+    let (others, nth) = gi.third(g.plane[s.index()] as usize, from, to);
     if others == 0 {
         return None;
     }
-    let third = thirds.nth(rng.below(others as u64) as usize)?;
+    let third = nth(rng.below(others as u64) as usize);
     let members = &gi.by_group[third as usize];
     pkt.set_via_switch(members[rng.below(members.len() as u64) as usize]);
     pkt.flags |= FLAG_NONMINIMAL;

@@ -337,7 +337,13 @@ mod tests {
         use crate::packet::Packet;
         use crate::routing::adaptive::Paths;
         use crate::rng::Rng;
-        let g = built(&aries(4, None));
+        // As the topology builder sets up every Aries network.
+        let by_group = |t: &TopologyConfig| {
+            let mut g = built(t);
+            g.route_detours_by_group();
+            g
+        };
+        let g = by_group(&aries(4, None));
         let mut rng = Rng::new(7, 0);
         let mut draw = |g: &GraphTopology, from: u32, to: u32, rng: &mut Rng| {
             let mut p = Packet::new(crate::ids::EndpointId(0), crate::ids::EndpointId(0), SwitchId(to), 0, 0).hot;
@@ -358,7 +364,7 @@ mod tests {
         assert_eq!(&seen[..2], &[0, 0], "never the source or destination group: {seen:?}");
         assert!(seen[2] > 400 && seen[3] > 400, "both third groups, about evenly: {seen:?}");
         // Two groups: no third group, any router of the two but the ends.
-        let two = built(&aries(2, None));
+        let two = by_group(&aries(2, None));
         let mut seen = [0u32; 2];
         for _ in 0..1000 {
             seen[draw(&two, 0, 100, &mut rng) as usize] += 1;

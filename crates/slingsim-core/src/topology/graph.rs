@@ -96,9 +96,6 @@ impl GraphTopology {
                 g.endpoint_switches[g.plane[s] as usize].push(SwitchId::from_index(s));
             }
         }
-        if g.family == "aries" {
-            g.group_intermediates = GroupIntermediates::new(&g.groups, &g.plane, &has_endpoints);
-        }
         g.compute_distances(&has_endpoints);
         g.first_hop_reach = g.compute_first_hop_reach(&has_endpoints);
         g
@@ -121,6 +118,20 @@ impl GraphTopology {
             }
         }
         reach
+    }
+
+    /// Valiant intermediates by group from now on (Aries, [`GroupIntermediates`]).
+    pub fn route_detours_by_group(&mut self) {
+        let has_endpoints: Vec<bool> = {
+            let mut v = vec![false; self.switches];
+            for list in &self.endpoint_switches {
+                for s in list {
+                    v[s.index()] = true;
+                }
+            }
+            v
+        };
+        self.group_intermediates = GroupIntermediates::new(&self.groups, &self.plane, &has_endpoints);
     }
 
     /// Longest path of `alg` in switch hops, which is also its VC count:
@@ -199,6 +210,9 @@ pub struct GroupIntermediates {
     pub by_group: Vec<Vec<SwitchId>>,
     /// Groups holding switches with endpoints, per plane.
     pub plane_groups: Vec<Vec<u32>>,
+    /// Position of each group in its plane's list (`u32::MAX`: no
+    /// switch with endpoints), so a third group is drawn in O(1).
+    pub slot: Vec<u32>,
 }
 
 impl GroupIntermediates {
@@ -207,14 +221,35 @@ impl GroupIntermediates {
         let n_planes = plane.iter().max().map_or(0, |&p| p as usize + 1);
         let mut by_group = vec![Vec::new(); n_groups];
         let mut plane_groups: Vec<Vec<u32>> = vec![Vec::new(); n_planes];
+        let mut slot = vec![u32::MAX; n_groups];
         for s in (0..groups.len()).filter(|&s| has_endpoints[s]) {
             let (g, p) = (groups[s], plane[s] as usize);
             if by_group[g as usize].is_empty() {
+                slot[g as usize] = plane_groups[p].len() as u32;
                 plane_groups[p].push(g);
             }
             by_group[g as usize].push(SwitchId::from_index(s));
         }
-        GroupIntermediates { by_group, plane_groups }
+        GroupIntermediates { by_group, plane_groups, slot }
+    }
+
+    /// The `k`th group of `plane`'s list leaving out groups `a` and `b`
+    /// (in list order), and how many there are to choose from.
+    pub fn third(&self, plane: usize, a: u32, b: u32) -> (usize, impl Fn(usize) -> u32 + '_) {
+        let list = &self.plane_groups[plane];
+        let x = self.slot[a as usize];
+        let y = if a == b { u32::MAX } else { self.slot[b as usize] };
+        let (lo, hi) = (x.min(y) as usize, x.max(y) as usize);
+        let n = list.len() - [lo, hi].iter().filter(|&&v| v != u32::MAX as usize).count();
+        (n, move |mut k: usize| {
+            if k >= lo {
+                k += 1;
+            }
+            if k >= hi {
+                k += 1;
+            }
+            list[k]
+        })
     }
 
     /// True when intermediates are chosen by group.

@@ -176,7 +176,11 @@ impl Topology {
             ));
         }
         let net = built.net.clone();
-        Ok((Topology::Graph(GraphTopology::new(built)), net))
+        let mut g = GraphTopology::new(built);
+        if kind == Family::Aries {
+            g.route_detours_by_group();
+        }
+        Ok((Topology::Graph(g), net))
     }
 
     /// Group of a switch.

@@ -33,7 +33,7 @@ def with_seed(cfg, seed):
 
 
 def test_bursts_barely_touch_the_victim_with_slingshot_but_not_without(tmp_path):
-    iso = base()
+    iso = base(1024)
     iso["job"][0]["iterations"] = 20
     bursty = with_aggressor(iso, 1024, 100, 1000.0)
     pairs = [(with_seed(iso, seed), with_seed(bursty, seed)) for seed in SEEDS]

@@ -33,6 +33,7 @@ from ..cluster import SchedulerLike  # noqa: E402
 from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
+from .onset import victim_start_ns  # noqa: E402
 from .output import study_output  # noqa: E402
 from .congestion_heatmap import identical_points, max_impact, run_points, summarise_shares  # noqa: E402
 from .stop_rules import check_stop_rule, stop_rule_checks, study_params
@@ -46,18 +47,23 @@ GAPS_NS = (1_000, 10_000, 100_000, 1_000_000)
 """Pause after each burst."""
 QUICK_SIZES, QUICK_BURSTS, QUICK_GAPS_NS = (1024, 131_072), (10, 100), (1_000, 1_000_000)
 VICTIM_BYTES, VICTIM_ITERATIONS = 128, 100
-START_NS = 1_000_000.0
-"""The victim starts once the aggressor has run this long (see congestion_heatmap.START_NS)."""
-MAX_TIME_NS = 20e6
+VICTIM_SHARE = 0.5
+RUN_AFTER_START_NS = 19e6
+"""Runs stop this long after the victim starts."""
 
 
-def base() -> Config:
-    """Malbec with its synthetic traffic removed and the victim job, half of the nodes, interleaved."""
+def base(aggressor_bytes: int) -> Config:
+    """Malbec with its synthetic traffic removed and the victim job, half of the nodes, interleaved, starting
+    once an incast of ``aggressor_bytes`` messages on the other half has drained its onset
+    (:func:`.onset.victim_start_ns`: 1 ms, 2.5 ms for 128 KiB)."""
     cfg = load_config(SYSTEM)
     cfg["traffic"] = []
-    cfg["sim"]["max_time_ns"] = MAX_TIME_NS
+    nodes = cfg["topology"]["nodes"]
+    senders = nodes - math.floor(nodes * VICTIM_SHARE + 0.5) - 1
+    start = victim_start_ns(cfg, senders, aggressor_bytes)
+    cfg["sim"]["max_time_ns"] = start + RUN_AFTER_START_NS
     cfg["job"] = [{"name": "victim", "workload": "alltoall", "bytes": VICTIM_BYTES, "iterations": VICTIM_ITERATIONS,
-                   "nodes": {"fraction": 0.5}, "placement": "interleaved", "start_ns": START_NS}]
+                   "nodes": {"fraction": VICTIM_SHARE}, "placement": "interleaved", "start_ns": start}]
     return cfg
 
 
@@ -70,13 +76,15 @@ def with_aggressor(iso: Config, nbytes: int, burst: int, gap_ns: float) -> Confi
 
 
 def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config, Config]]:
-    """Every (labels, isolated config, congested config) of the study; one isolated config for all."""
+    """Every (labels, isolated config, congested config) of the study; one isolated config per size."""
     sizes, bursts, gaps = (QUICK_SIZES, QUICK_BURSTS, QUICK_GAPS_NS) if quick else (SIZES, BURSTS, GAPS_NS)
-    iso = base()
     settings = [(0, None)] + [(burst, float(gap)) for burst in bursts for gap in gaps]  # 0: persistent
-    return [({"aggressor_bytes": nbytes, "burst_messages": burst, "burst_gap_ns": gap}, iso,
-             with_aggressor(iso, nbytes, burst, gap or 0.0))
-            for nbytes in sizes for burst, gap in settings]
+    points = []
+    for nbytes in sizes:
+        iso = base(nbytes)
+        points += [({"aggressor_bytes": nbytes, "burst_messages": burst, "burst_gap_ns": gap}, iso,
+                    with_aggressor(iso, nbytes, burst, gap or 0.0)) for burst, gap in settings]
+    return points
 
 
 def run_bursty_incast(

@@ -13,7 +13,14 @@ stay within a few x, Aries' reach tens to ~100x under incast; all-to-all
 hurts little on either (adaptive routing spreads it); impacts grow with the
 aggressor's share and are larger for small-message victims.
 
-A congested run stops 5 ms after the victim starts (``MAX_TIME_NS``). A victim
+The paper measures victims while the aggressor runs in its steady state, so
+a victim starts 1 ms into the run, or beside an incast once the incast's
+onset has drained (:mod:`.onset`: one 128 KiB message from every sender
+through the target's NIC, 4.8 ms for Shandy's 459-node incast): started at
+1 ms, the 53/459 split's ping-pong victim met the onset's 18 MB and slowed
+14x, and 1.00x from 2 ms on. Each row gives its ``victim_start_ns``.
+
+A congested run stops 5 ms after the victim starts (``RUN_AFTER_START_NS``). A victim
 that has not finished by then is flagged ``censored``: its impact is the
 mean of the iterations it completed over T_isolated, or (time it ran) /
 T_isolated if it completed none; either is a lower bound. (Aries' worst
@@ -53,6 +60,7 @@ from ..config import Config, load_config  # noqa: E402
 from ..figures import plain_log_labels, save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..sweep import run_summaries  # noqa: E402
+from .onset import MIN_START_NS, victim_start_ns  # noqa: E402
 from .output import study_output  # noqa: E402
 from .placement import NodeLayout, switch_order_pool  # noqa: E402
 from .stop_rules import (check_stop_rule, points_with_stop_rule, stop_rule_checks, stop_rule_row,  # noqa: E402
@@ -93,10 +101,13 @@ incast's target; a 10% victim (10 nodes) sat on one switch and never met the agg
 SMALL_MESSAGE_BYTES = 128
 """Victims whose messages are at most this big are the small-message ones of [DeSensi20] Sec. III-A."""
 AGGRESSOR_BYTES = 131_072
-START_NS = 1_000_000.0
-"""Victims start after the aggressor has run this long: the onset burst of a few hundred senders takes
-about a millisecond to drain, and the paper measures the steady state."""
-MAX_TIME_NS = START_NS + 5e6
+START_NS = MIN_START_NS
+"""The earliest victim start; beside an incast the victim starts once the incast's onset has drained
+(:func:`.onset.victim_start_ns`: one message from every sender through the target's NIC, 4.8 ms for the
+53/459 split on Shandy), since the paper measures the steady state."""
+RUN_AFTER_START_NS = 5e6
+"""Congested runs stop this long after the victim starts (a victim still running is a lower bound)."""
+MAX_TIME_NS = START_NS + RUN_AFTER_START_NS
 
 
 def base(preset: str) -> Config:
@@ -149,7 +160,7 @@ def study_points(
     pools: Optional[Dict[str, List[int]]] = None,
     splits: Optional[Tuple[float, ...]] = None,
     victims: Optional[Tuple[str, ...]] = None,
-    start_ns: float = START_NS,
+    start_ns: Optional[float] = None,
 ) -> List[Tuple[Dict[str, Any], Config, Config]]:
     """Every (labels, isolated config, congested config) of the study.
 
@@ -158,7 +169,9 @@ def study_points(
     paper does (``--quick``: ``QUICK_SYSTEMS`` on their first ``QUICK_NODES``). ``pools`` gives each
     system an explicit node list to split instead (Fig. 10 (C)); ``splits``
     (victim shares) and ``victims`` (keys of ``VICTIMS``) replace Fig. 9's;
-    ``start_ns`` is when the victim starts (congested runs stop 5 ms later).
+    ``start_ns`` is when the victim starts (congested runs stop 5 ms later); by default ``START_NS`` beside
+    the all-to-all and, beside the incast, once its onset has drained (:func:`.onset.victim_start_ns`),
+    with the isolated run starting its victim at the same time.
     """
     if systems is None and pools is None and nodes is None and not quick:
         pools = paper_pools()
@@ -173,15 +186,19 @@ def study_points(
         for split in splits:
             count = max(2, round(total * split))
             for victim in victims:
-                iso = base(preset)
-                iso["sim"]["max_time_ns"] = start_ns + MAX_TIME_NS - START_NS
-                job = victim_job(victim, count, placement=placement, start_ns=start_ns)
+                job = victim_job(victim, count, placement=placement)
                 aggressor_nodes: Dict[str, Any] = {"count": total - count}
                 if pool:
                     victim_nodes, rest = split_pool(pool, job["nodes"]["count"], placement)
                     job["nodes"], aggressor_nodes = {"list": victim_nodes}, {"list": rest[:total - count]}
-                iso["job"] = [job]
                 for aggressor, workload in AGGRESSORS.items():
+                    iso = base(preset)
+                    start = start_ns
+                    if start is None:
+                        senders = total - count - 1 if workload == "incast" else 0
+                        start = victim_start_ns(iso, senders, AGGRESSOR_BYTES)
+                    iso["sim"]["max_time_ns"] = start + RUN_AFTER_START_NS
+                    iso["job"] = [{**job, "start_ns": start}]
                     con = copy.deepcopy(iso)
                     aggressor_job = {"name": "aggressor", "workload": workload, "bytes": AGGRESSOR_BYTES,
                                      "iterations": 1, "repeat": True, "nodes": aggressor_nodes,
@@ -344,7 +361,8 @@ def run_points(
     configs = [iso for _, iso, _ in points] + [con for _, _, con in points]
     summaries = run_summaries(configs, scheduler, workers, progress, cache)
     isolated, congested = summaries[: len(points)], summaries[len(points):]
-    rows = [{**labels, **impact_row(iso_s, con_s), **stop_rule_row(iso_s, con_s)}
+    rows = [{**labels, **impact_row(iso_s, con_s), "victim_start_ns": con_s["jobs"]["victim"]["start_ns"],
+             **stop_rule_row(iso_s, con_s)}
             for (labels, _, _), iso_s, con_s in zip(points, isolated, congested)]
     shares = []
     for (labels, _, con), con_s in zip(points, congested):

@@ -9,8 +9,9 @@ Slingshot shows no relevant effect. Here each service is the ``silo``,
 ``xapian``, ``img-dnn`` or ``sphinx`` workload (docs/workloads.md: assumed
 service-time distributions and sizes) with one server per client, on the
 ``slingshot-malbec`` and ``aries-crystal`` presets; the aggressor is the
-paper's persistent 128 KiB MPI_Put incast, and the service starts once it
-has run for ``START_NS``.
+paper's persistent 128 KiB MPI_Put incast, and the service starts once its
+onset has drained (:func:`.onset.victim_start_ns`: 4.2 ms on Malbec beside 404
+incast nodes; 1.7 ms in ``--quick``), the steady state the paper measures.
 
 Deviation: Sphinx's service time (1.5 s mean in the preset) is scaled to
 ``SPHINX_SERVICE_NS`` so a run takes milliseconds of simulated time, not
@@ -45,6 +46,7 @@ from ..store import CacheLike  # noqa: E402
 from ..config import Config, load_config  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
 from .congestion_heatmap import planned_nodes, point_shares, require_meeting  # noqa: E402
+from .onset import victim_start_ns  # noqa: E402
 from .output import study_output  # noqa: E402
 
 SYSTEMS = {"Slingshot": "slingshot-malbec", "Aries": "aries-crystal"}
@@ -62,15 +64,14 @@ NODES, QUICK_NODES = 448, 176
 with the incast's target; on 96 it sat on one switch and never met the incast."""
 VICTIM_SHARE = 0.1
 AGGRESSOR_BYTES = 131_072
-START_NS = 1_000_000.0
 MAX_TIME_NS = 100e6
 
 
-def service_job(label: str, count: int) -> Dict[str, Any]:
-    """The service on the first ``count`` nodes (even): one server and one client per pair."""
+def service_job(label: str, count: int, start_ns: float) -> Dict[str, Any]:
+    """The service on the first ``count`` nodes (even), from ``start_ns``: one server and one client per pair."""
     workload, requests, params = SERVICES[label]
     return {"name": "victim", "workload": workload, "iterations": requests, "nodes": {"count": count},
-            "placement": "linear", "start_ns": START_NS, "params": {**params, "servers": count // 2}}
+            "placement": "linear", "start_ns": start_ns, "params": {**params, "servers": count // 2}}
 
 
 def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
@@ -84,7 +85,8 @@ def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
             iso = load_config(preset)
             iso["traffic"] = []
             iso["sim"].update({"max_time_ns": MAX_TIME_NS, "stop_after_job": "victim"})
-            iso["job"] = [service_job(label, count)]
+            start = victim_start_ns(iso, nodes - count - 1, AGGRESSOR_BYTES)
+            iso["job"] = [service_job(label, count, start)]
             con = copy.deepcopy(iso)
             con["job"].append({"name": "aggressor", "workload": "incast", "bytes": AGGRESSOR_BYTES, "iterations": 1,
                                "repeat": True, "nodes": {"count": nodes - count}, "placement": "linear"})

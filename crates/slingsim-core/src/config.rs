@@ -86,7 +86,7 @@ impl Default for CongestionConfig {
             algorithm: crate::congestion::CongestionKind::None,
             port_threshold_bytes: 16_384,
             flow_memory_ns: 5_000.0,
-            min_window_bytes: 64,
+            min_window_bytes: 1,
             additive_increase_bytes: 4_096,
             max_window_bytes: 4 << 20,
             kmin_bytes: 5_000,

@@ -8,6 +8,11 @@ use super::{IntMap, Marks};
 use crate::config::CongestionConfig;
 use crate::units::Ps;
 
+/// Rounds (one full packet from each flow it counts) an egress port
+/// remembers a source for, at least: a flow cut to half its share sends
+/// once every two rounds, and a third keeps pacing jitter from dropping it.
+pub const MEMORY_ROUNDS: u64 = 3;
+
 /// Slingshot's parameters.
 #[derive(Clone, Debug)]
 pub struct Params {
@@ -18,13 +23,16 @@ pub struct Params {
     pub additive_increase: f64,
     /// Injection rate of one NIC (one rail), bits/s.
     pub line_rate_bps: f64,
-    /// How long an egress port remembers a source it sent a packet of.
+    /// How long an egress port remembers a source it sent a packet of, at
+    /// the least (see [`EgressFlows`]).
     pub flow_memory: Ps,
+    /// How long one full packet takes at the line rate.
+    pub full_packet: Ps,
 }
 
 impl Params {
-    /// From the config section and the NIC rate.
-    pub fn new(c: &CongestionConfig, line_rate_bps: f64) -> Params {
+    /// From the config section, the NIC rate and the wire size of a full packet.
+    pub fn new(c: &CongestionConfig, line_rate_bps: f64, full_packet_wire: u32) -> Params {
         Params {
             port_threshold: c.port_threshold_bytes,
             min_window: c.min_window_bytes as f64,
@@ -32,7 +40,23 @@ impl Params {
             additive_increase: c.additive_increase_bytes as f64,
             line_rate_bps,
             flow_memory: crate::units::ns_to_ps(c.flow_memory_ns),
+            full_packet: Ps::from_f64(full_packet_wire as f64 * 8.0 / line_rate_bps * 1e12),
         }
+    }
+
+    /// How long an egress port counting `flows` sources remembers one it
+    /// sent a packet of: `flow_memory`, or `MEMORY_ROUNDS` rounds of one
+    /// full packet from each of them, whichever is longer. A flow held to
+    /// its fair share of a port shared by n flows sends one packet per
+    /// round (n packet times; two rounds at level 2), so a memory shorter
+    /// than that forgets flows that are still sending: with hundreds of
+    /// flows into one port, 5 us covers a few percent of them, every share
+    /// comes out tens of times too large, and the port settles where its
+    /// queue holds enough sources to be counted (a standing queue of about
+    /// a packet per flow).
+    #[inline]
+    pub fn memory_for(&self, flows: u16) -> Ps {
+        self.flow_memory.max(Ps(self.full_packet.0 * MEMORY_ROUNDS * flows as u64))
     }
 
     /// Congestion level of an egress port holding `q` bytes: 0 clear, 1
@@ -278,7 +302,8 @@ impl EgressFlows {
     /// marking them throttled lone flows to a fraction of their rate). Its
     /// queue is left to link-level back-pressure.
     pub fn leave(&mut self, p: &Params, ch: ChannelId, queued: u64, src: EndpointId, now: Ps, marks: &mut Marks) {
-        self.forget_before(ch, now.saturating_sub(p.flow_memory));
+        let counted = self.ports.get(&(ch.0 as u64)).map_or(0, |port| port.flows);
+        self.forget_before(ch, now.saturating_sub(p.memory_for(counted)));
         let port = self.ports.get_mut(&(ch.0 as u64)).expect("counted when queued");
         marks.level = if port.flows >= 2 { p.congestion_level(queued) } else { 0 };
         marks.flows = port.flows;
@@ -317,7 +342,7 @@ mod tests {
 
     #[test]
     fn cuts_to_fair_share_and_recovers() {
-        let p = Params::new(&CongestionConfig::default(), 100e9);
+        let p = Params::new(&CongestionConfig::default(), 100e9, 4136);
         let mut s = FlowWindow::with_window(&p, p.max_window);
         s.in_flight = 8192;
         // 16 flows into a 12.5 GB/s port, 4 us round trip: 50 kB / 16.
@@ -335,7 +360,7 @@ mod tests {
 
     #[test]
     fn an_egress_port_counts_the_sources_queued_at_it() {
-        let p = Params::new(&CongestionConfig::default(), 100e9);
+        let p = Params::new(&CongestionConfig::default(), 100e9, 4136);
         let mut e = EgressFlows::default();
         let ch = ChannelId(3);
         for src in [1, 2, 2, 5] {
@@ -363,6 +388,41 @@ mod tests {
         e.enqueue(ch, EndpointId(6));
         e.leave(&p, ch, 40_000, EndpointId(5), us(22), &mut m);
         assert_eq!((m.level, m.flows), (2, 2), "a second source makes the same queue congestion");
+    }
+
+    #[test]
+    fn a_port_keeps_counting_hundreds_of_paced_flows() {
+        // 600 flows into one 100 Gb/s port, each paced to its fair share:
+        // one full packet (4136 B, 331 ns) per round of 600 packets. The
+        // port sees each source once every 198 us; a fixed 5 us memory
+        // would count the 16 or so served in the last 5 us.
+        let p = Params::new(&CongestionConfig::default(), 100e9, 4136);
+        let mut e = EgressFlows::default();
+        let ch = ChannelId(0);
+        let n = 600u32;
+        let mut m = Marks::default();
+        let mut t = Ps::ZERO;
+        for round in 0..3 {
+            for src in 0..n {
+                e.enqueue(ch, EndpointId(src));
+                e.leave(&p, ch, 4136, EndpointId(src), t, &mut m);
+                t = t + p.full_packet;
+                if round > 0 {
+                    assert_eq!(m.flows as u32, n, "round {round}, source {src}");
+                }
+            }
+        }
+        // Sources that stop are forgotten once three rounds of the port's
+        // count have passed without them (3 x 600 packet times).
+        for _ in 0..(3 * 600 / 10 + 1) {
+            for src in 0..10 {
+                e.enqueue(ch, EndpointId(src));
+                e.leave(&p, ch, 4136, EndpointId(src), t, &mut m);
+                t = t + p.full_packet;
+            }
+        }
+        assert_eq!(m.flows, 10);
+        assert_eq!(p.memory_for(1), p.flow_memory, "few flows: the configured memory");
     }
 
     #[test]

@@ -182,13 +182,13 @@ pub enum Congestion {
 
 impl Congestion {
     /// The algorithm `c.algorithm` with its parameters; `line_rate_bps` is
-    /// one NIC's injection rate.
-    pub fn new(c: &CongestionConfig, line_rate_bps: f64) -> Result<Congestion> {
+    /// one NIC's injection rate, `full_packet_wire` a full packet's wire bytes.
+    pub fn new(c: &CongestionConfig, line_rate_bps: f64, full_packet_wire: u32) -> Result<Congestion> {
         Ok(match c.algorithm {
             CongestionKind::None => Congestion::None(none::NoControl),
             CongestionKind::Dcqcn => Congestion::Dcqcn(dcqcn::Dcqcn::new(c, line_rate_bps)),
-            CongestionKind::Slingshot => Congestion::Slingshot(slingshot::Slingshot::new(c, line_rate_bps)),
-            CongestionKind::SlingshotEndpoint => Congestion::SlingshotEndpoint(slingshot_endpoint::SlingshotEndpoint::new(c, line_rate_bps)),
+            CongestionKind::Slingshot => Congestion::Slingshot(slingshot::Slingshot::new(c, line_rate_bps, full_packet_wire)),
+            CongestionKind::SlingshotEndpoint => Congestion::SlingshotEndpoint(slingshot_endpoint::SlingshotEndpoint::new(c, line_rate_bps, full_packet_wire)),
         })
     }
 

@@ -66,9 +66,9 @@ pub struct Slingshot {
 
 impl Slingshot {
     /// Switch-side Slingshot with the parameters of `c` for NICs of `line_rate_bps`.
-    pub fn new(c: &CongestionConfig, line_rate_bps: f64) -> Slingshot {
+    pub fn new(c: &CongestionConfig, line_rate_bps: f64, full_packet_wire: u32) -> Slingshot {
         Slingshot {
-            p: Params::new(c, line_rate_bps),
+            p: Params::new(c, line_rate_bps, full_packet_wire),
             flows: Default::default(),
             egress: Default::default(),
             tracked_to: Default::default(),
@@ -207,6 +207,8 @@ impl CongestionControl for Slingshot {
         m.insert("fabric_acks".into(), json!(self.fabric_acks));
         m.insert("marked_acks".into(), json!(self.marked_acks));
         m.insert("throttled_pairs".into(), json!(self.flows.values().filter(|f| f.window.cut).count()));
+        // What the ingress switches count in the fabric now: admitted, not acked.
+        m.insert("fabric_bytes".into(), json!(self.flows.values().map(|f| f.window.in_flight).sum::<u64>()));
         m.insert("flows_ever_throttled".into(), json!(self.throttled_ever));
         // The throttled flow with the most bytes in the fabric against its
         // fair-share bandwidth-delay product (none: no flow was throttled).

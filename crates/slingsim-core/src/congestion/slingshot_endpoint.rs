@@ -29,9 +29,9 @@ pub struct SlingshotEndpoint {
 
 impl SlingshotEndpoint {
     /// The endpoint variant with the parameters of `c` for NICs of `line_rate_bps`.
-    pub fn new(c: &CongestionConfig, line_rate_bps: f64) -> SlingshotEndpoint {
+    pub fn new(c: &CongestionConfig, line_rate_bps: f64, full_packet_wire: u32) -> SlingshotEndpoint {
         SlingshotEndpoint {
-            p: Params::new(c, line_rate_bps),
+            p: Params::new(c, line_rate_bps, full_packet_wire),
             pairs: Default::default(),
             egress: Default::default(),
             marked_acks: 0,

@@ -74,7 +74,7 @@ impl Simulation {
         let job_plans = crate::mpi::build::plan_jobs(&cfg.job, &mut alloc, seed, &names)?;
         let mpi_params = crate::mpi::runtime::Params::new(&cfg.mpi, &cfg.host)?;
         let window = run_window(&cfg, &sources);
-        let cc = Congestion::new(&cfg.congestion, cfg.nic.bandwidth_bps)?;
+        let cc = Congestion::new(&cfg.congestion, cfg.nic.bandwidth_bps, frame.wire_bytes(cfg.nic.mtu_payload))?;
         check_fabric_acks(&cfg, &cc, &net)?;
         let channels = Channels::new(&net, vcs, vc_capacity, cfg.switch.buffer_bytes as u64, classes.len(), &fail_at, cfg.links.bit_error_rate > 0.0);
         let fall_through = FallThrough::new(

@@ -14,6 +14,8 @@ use crate::units::Ps;
 pub const FLAG_NONMINIMAL: u8 = 1;
 /// Packet belongs to a message created inside the measurement window.
 pub const FLAG_MEASURED: u8 = 2;
+/// The last packet of its message (RoCE's Last opcode; a switch can read it).
+pub const FLAG_MESSAGE_END: u8 = 4;
 /// A switch output marked the packet's ECN bit (DCQCN).
 pub const FLAG_ECN: u8 = 8;
 /// The packet's intermediate (`via`) is a group, not a switch.

@@ -301,16 +301,31 @@ impl EgressFlows {
     /// (a flow spread over paths of different lengths arrives in bursts;
     /// marking them throttled lone flows to a fraction of their rate). Its
     /// queue is left to link-level back-pressure.
-    pub fn leave(&mut self, p: &Params, ch: ChannelId, queued: u64, src: EndpointId, now: Ps, marks: &mut Marks) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn leave(&mut self, p: &Params, ch: ChannelId, queued: u64, src: EndpointId, message_end: bool, now: Ps, marks: &mut Marks) {
         let counted = self.ports.get(&(ch.0 as u64)).map_or(0, |port| port.flows);
         self.forget_before(ch, now.saturating_sub(p.memory_for(counted)));
         let port = self.ports.get_mut(&(ch.0 as u64)).expect("counted when queued");
         marks.level = if port.flows >= 2 { p.congestion_level(queued) } else { 0 };
         marks.flows = port.flows;
-        port.recent.push_back((now, src));
-        let n = self.sources.get_mut(&source_key(ch, src)).expect("queued packets were counted");
+        let key = source_key(ch, src);
+        let n = self.sources.get_mut(&key).expect("queued packets were counted");
         n.0 -= 1;
-        n.1 += 1;
+        if message_end && n.0 == 0 {
+            // The last packet of its message, and nothing more of the
+            // source queued here: it is done (a later message counts it
+            // again from its first packet), so the port forgets it now
+            // rather than counting it for rounds after it stopped.
+            port.recent.retain(|&(_, s)| s != src);
+            self.sources.remove(&key);
+            port.flows -= 1;
+            if port.flows == 0 && port.recent.is_empty() {
+                self.ports.remove(&(ch.0 as u64));
+            }
+        } else {
+            port.recent.push_back((now, src));
+            n.1 += 1;
+        }
     }
 
     /// Departures from `ch` before `t` leave the port's memory; a source
@@ -368,25 +383,25 @@ mod tests {
         }
         let mut m = Marks::default();
         let us = |t: u64| Ps(t * 1_000_000);
-        e.leave(&p, ch, 40_000, EndpointId(2), us(1), &mut m);
+        e.leave(&p, ch, 40_000, EndpointId(2), false, us(1), &mut m);
         assert_eq!((m.level, m.flows), (2, 3), "three sources queued, 40 kB over twice the 16 KiB threshold");
-        e.leave(&p, ch, 20_000, EndpointId(2), us(2), &mut m);
+        e.leave(&p, ch, 20_000, EndpointId(2), false, us(2), &mut m);
         assert_eq!((m.level, m.flows), (1, 3));
-        e.leave(&p, ch, 8_000, EndpointId(1), us(3), &mut m);
+        e.leave(&p, ch, 8_000, EndpointId(1), false, us(3), &mut m);
         assert_eq!((m.level, m.flows), (0, 3), "sources 1 and 2 have nothing queued but were served within 5 us");
         e.enqueue(ch, EndpointId(5));
-        e.leave(&p, ch, 8_000, EndpointId(5), us(8), &mut m);
+        e.leave(&p, ch, 8_000, EndpointId(5), false, us(8), &mut m);
         assert_eq!(m.flows, 2, "source 2, last served at 2 us, is forgotten at 8 us; source 1 (3 us) and queued source 5 are not");
-        e.leave(&p, ch, 4_000, EndpointId(5), us(20), &mut m);
+        e.leave(&p, ch, 4_000, EndpointId(5), false, us(20), &mut m);
         assert_eq!(m.flows, 1, "only source 5, served now, counts");
         // A lone flow whose packets bunched: a queue, but no endpoint congestion.
         for _ in 0..3 {
             e.enqueue(ch, EndpointId(5));
         }
-        e.leave(&p, ch, 40_000, EndpointId(5), us(21), &mut m);
+        e.leave(&p, ch, 40_000, EndpointId(5), false, us(21), &mut m);
         assert_eq!((m.level, m.flows), (0, 1), "one source feeding the port is not congestion");
         e.enqueue(ch, EndpointId(6));
-        e.leave(&p, ch, 40_000, EndpointId(5), us(22), &mut m);
+        e.leave(&p, ch, 40_000, EndpointId(5), false, us(22), &mut m);
         assert_eq!((m.level, m.flows), (2, 2), "a second source makes the same queue congestion");
     }
 
@@ -405,7 +420,7 @@ mod tests {
         for round in 0..3 {
             for src in 0..n {
                 e.enqueue(ch, EndpointId(src));
-                e.leave(&p, ch, 4136, EndpointId(src), t, &mut m);
+                e.leave(&p, ch, 4136, EndpointId(src), false, t, &mut m);
                 t = t + p.full_packet;
                 if round > 0 {
                     assert_eq!(m.flows as u32, n, "round {round}, source {src}");
@@ -417,11 +432,18 @@ mod tests {
         for _ in 0..(3 * 600 / 10 + 1) {
             for src in 0..10 {
                 e.enqueue(ch, EndpointId(src));
-                e.leave(&p, ch, 4136, EndpointId(src), t, &mut m);
+                e.leave(&p, ch, 4136, EndpointId(src), false, t, &mut m);
                 t = t + p.full_packet;
             }
         }
         assert_eq!(m.flows, 10);
+        // A source whose message ends, nothing more of it queued, is done:
+        // forgotten at once, not three rounds later.
+        e.enqueue(ch, EndpointId(0));
+        e.leave(&p, ch, 4136, EndpointId(0), true, t, &mut m);
+        e.enqueue(ch, EndpointId(1));
+        e.leave(&p, ch, 4136, EndpointId(1), false, t + p.full_packet, &mut m);
+        assert_eq!(m.flows, 9);
         assert_eq!(p.memory_for(1), p.flow_memory, "few flows: the configured memory");
     }
 

@@ -140,7 +140,7 @@ pub trait CongestionControl {
     /// `now`, the queue holding `queued` bytes with it: the algorithm may
     /// mark it.
     #[allow(clippy::too_many_arguments)]
-    fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, dst: EndpointId, now: Ps, marks: &mut Marks, rng: &mut Rng);
+    fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, dst: EndpointId, message_end: bool, now: Ps, marks: &mut Marks, rng: &mut Rng);
     /// The destination got a packet from `src` with `marks` at `t`: true if
     /// it answers with a congestion notification.
     fn on_deliver(&mut self, src: EndpointId, dst: EndpointId, marks: Marks, t: Ps) -> bool;
@@ -241,8 +241,8 @@ impl CongestionControl for Congestion {
         each!(self, x => x.on_egress_enqueue(ch, to_endpoint, src))
     }
     #[inline]
-    fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, dst: EndpointId, now: Ps, marks: &mut Marks, rng: &mut Rng) {
-        each!(self, x => x.on_egress(ch, to_endpoint, queued, src, dst, now, marks, rng))
+    fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, dst: EndpointId, message_end: bool, now: Ps, marks: &mut Marks, rng: &mut Rng) {
+        each!(self, x => x.on_egress(ch, to_endpoint, queued, src, dst, message_end, now, marks, rng))
     }
     #[inline]
     fn on_deliver(&mut self, src: EndpointId, dst: EndpointId, marks: Marks, t: Ps) -> bool {

@@ -73,9 +73,9 @@ impl CongestionControl for SlingshotEndpoint {
         }
     }
 
-    fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, _dst: EndpointId, now: Ps, marks: &mut Marks, _rng: &mut Rng) {
+    fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, _dst: EndpointId, message_end: bool, now: Ps, marks: &mut Marks, _rng: &mut Rng) {
         if to_endpoint {
-            self.egress.leave(&self.p, ch, queued, src, now, marks);
+            self.egress.leave(&self.p, ch, queued, src, message_end, now, marks);
         }
     }
 

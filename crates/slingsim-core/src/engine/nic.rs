@@ -355,6 +355,9 @@ impl Simulation {
                 self.measure.measured_outstanding += 1;
             }
         }
+        if msg.to_send == payload as u64 {
+            p.hot.flags |= crate::packet::FLAG_MESSAGE_END;
+        }
         if self.nics.scan {
             self.source_nic_sends(msg.src, msg.dst, wire);
         }

@@ -479,12 +479,12 @@ impl Simulation {
     /// (which held `queued_bytes` with it) and may mark it.
     pub(super) fn mark_congestion(&mut self, h: PacketId, ch: ChannelId, to_endpoint: bool) {
         let queued = self.channels.tx[ch].queued_bytes;
-        let (src, dst, ecn) = {
+        let (src, dst, ecn, end) = {
             let p = self.pool.hot(h);
-            (p.src, p.dst, p.flags & FLAG_ECN != 0)
+            (p.src, p.dst, p.flags & FLAG_ECN != 0, p.flags & crate::packet::FLAG_MESSAGE_END != 0)
         };
         let mut marks = Marks { ecn, level: 0, flows: 0 };
-        self.cc.on_egress(ch, to_endpoint, queued, src, dst, self.clock.now, &mut marks, &mut self.signals.rng);
+        self.cc.on_egress(ch, to_endpoint, queued, src, dst, end, self.clock.now, &mut marks, &mut self.signals.rng);
         if marks.ecn {
             self.pool.hot_mut(h).flags |= FLAG_ECN;
         }

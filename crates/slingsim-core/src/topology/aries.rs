@@ -345,7 +345,7 @@ mod tests {
         };
         let g = by_group(&aries(4, None));
         let mut rng = Rng::new(7, 0);
-        let mut draw = |g: &GraphTopology, from: u32, to: u32, rng: &mut Rng| {
+        let draw = |g: &GraphTopology, from: u32, to: u32, rng: &mut Rng| {
             let mut p = Packet::new(crate::ids::EndpointId(0), crate::ids::EndpointId(0), SwitchId(to), 0, 0).hot;
             assert!(g.set_intermediate(SwitchId(from), &mut p, rng));
             let via = p.via_switch();

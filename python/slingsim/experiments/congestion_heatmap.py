@@ -16,9 +16,9 @@ aggressor's share and are larger for small-message victims.
 The paper measures victims while the aggressor runs in its steady state, so
 a victim starts 1 ms into the run, or beside an incast once the incast's
 onset has drained (:mod:`.onset`: one 128 KiB message from every sender
-through the target's NIC, 4.8 ms for Shandy's 459-node incast): started at
-1 ms, the 53/459 split's ping-pong victim met the onset's 18 MB and slowed
-14x, and 1.00x from 2 ms on. Each row gives its ``victim_start_ns``.
+on every rail through the target's NIC, 9.6 ms for Shandy's 459-node
+incast): started at 1 ms, the 53/459 split's ping-pong victim met the
+onset's 16 MB and slowed 14x. Each row gives its ``victim_start_ns``.
 
 A congested run stops 5 ms after the victim starts (``RUN_AFTER_START_NS``). A victim
 that has not finished by then is flagged ``censored``: its impact is the
@@ -103,11 +103,10 @@ SMALL_MESSAGE_BYTES = 128
 AGGRESSOR_BYTES = 131_072
 START_NS = MIN_START_NS
 """The earliest victim start; beside an incast the victim starts once the incast's onset has drained
-(:func:`.onset.victim_start_ns`: one message from every sender through the target's NIC, 4.8 ms for the
-53/459 split on Shandy), since the paper measures the steady state."""
+(:func:`.onset.victim_start_ns`: one message from every sender on every rail through the target's NIC,
+9.6 ms for the 53/459 split on Shandy), since the paper measures the steady state."""
 RUN_AFTER_START_NS = 5e6
 """Congested runs stop this long after the victim starts (a victim still running is a lower bound)."""
-MAX_TIME_NS = START_NS + RUN_AFTER_START_NS
 
 
 def base(preset: str) -> Config:
@@ -117,12 +116,13 @@ def base(preset: str) -> Config:
     return cfg
 
 
-def victim_job(label: str, count: int, placement: str = "linear", start_ns: float = START_NS) -> Dict[str, Any]:
+def victim_job(label: str, count: int, placement: str = "linear") -> Dict[str, Any]:
+    """The victim ``label`` on ``count`` nodes (an even count for ping-pong); :func:`study_points` sets its start."""
     workload, nbytes, iterations, compute = VICTIMS[label]
     if workload == "pingpong" and count % 2:
         count -= 1
     return {"name": "victim", "workload": workload, "bytes": nbytes, "iterations": iterations,
-            "compute_ns": compute, "nodes": {"count": count}, "placement": placement, "start_ns": start_ns}
+            "compute_ns": compute, "nodes": {"count": count}, "placement": placement}
 
 
 def paper_pools() -> Dict[str, List[int]]:

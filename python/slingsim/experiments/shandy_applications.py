@@ -39,8 +39,9 @@ NODES, QUICK_NODES = 1024, 256
 def points(quick: bool = False):
     """Every (labels, isolated config, congested config) of the figure.
 
-    The applications start by :func:`.onset.victim_start_ns` (one aggressor message from every sender
-    through the incast target's NIC: 8.0 ms beside 768 aggressor nodes, 2.0 ms beside the quick 192).
+    The applications start by :func:`.onset.victim_start_ns` (one aggressor message from every sender on
+    each of Shandy's two rails through the incast target's NIC: 16.1 ms beside 768 aggressor nodes, 4.0 ms
+    beside the quick 192; 1 ms beside the all-to-all).
     Hundreds of senders opening their first windows at once put megabytes into the fabric, and the
     incast's target drains them at its line rate: with 768 aggressor nodes LAMMPS measured 10.4x at
     1 ms, 3.6x at 3 ms and 1.18x at 6 ms (the steady state the paper measures)."""

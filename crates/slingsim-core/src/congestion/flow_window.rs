@@ -303,8 +303,7 @@ impl EgressFlows {
     /// queue is left to link-level back-pressure.
     #[allow(clippy::too_many_arguments)]
     pub fn leave(&mut self, p: &Params, ch: ChannelId, queued: u64, src: EndpointId, message_end: bool, now: Ps, marks: &mut Marks) {
-        let counted = self.ports.get(&(ch.0 as u64)).map_or(0, |port| port.flows);
-        self.forget_before(ch, now.saturating_sub(p.memory_for(counted)));
+        self.forget_old(p, ch, now);
         let port = self.ports.get_mut(&(ch.0 as u64)).expect("counted when queued");
         marks.level = if port.flows >= 2 { p.congestion_level(queued) } else { 0 };
         marks.flows = port.flows;
@@ -328,10 +327,12 @@ impl EgressFlows {
         }
     }
 
-    /// Departures from `ch` before `t` leave the port's memory; a source
-    /// neither queued nor remembered is no longer counted.
-    fn forget_before(&mut self, ch: ChannelId, t: Ps) {
+    /// Departures from `ch` older than the port's memory at `now`
+    /// ([`Params::memory_for`] its count) leave it; a source neither queued
+    /// nor remembered is no longer counted.
+    fn forget_old(&mut self, p: &Params, ch: ChannelId, now: Ps) {
         let Some(port) = self.ports.get_mut(&(ch.0 as u64)) else { return };
+        let t = now.saturating_sub(p.memory_for(port.flows));
         while let Some(&(at, src)) = port.recent.front() {
             if at >= t {
                 break;

@@ -15,7 +15,8 @@ def test_grid_has_a_persistent_row_and_every_burst_and_gap():
     labels = [p[0] for p in points]
     assert {(l["aggressor_bytes"], l["burst_messages"]) for l in labels if l["burst_gap_ns"] is None} == {
         (1024, 0), (131_072, 0)}
-    assert len(labels) == 2 * (1 + 2 * 2)
+    assert len(labels) == 2 * (1 + 3 * 2)
+    assert max(l["burst_messages"] for l in labels) == 1_000_000  # the paper's longest burst, in quick mode too
     for l, _, con in points:
         aggressor = con["job"][1]
         assert aggressor["workload"] == "incast" and aggressor["repeat"]
@@ -72,3 +73,32 @@ def test_key_figures_find_the_largest_impact_and_where():
     assert checks["smallest_and_largest_bytes"] == [8, 131_072]
     assert checks["smallest_and_largest_messages_max_impact"] == 1.03
     assert checks["identical_points"] == 1 and checks["paper"]["max_impact"] == 1.21
+
+
+def test_the_longest_bursts_count_as_persistent_only_when_close_and_outlasting_the_victim():
+    def row(nbytes, burst, impact, outlasted=None):
+        return {"aggressor_bytes": nbytes, "burst_messages": burst, "burst_gap_ns": None if burst == 0 else 1000.0,
+                "impact": impact, "censored": False, "isolated_ns": 10.0, "congested_ns": 10.0 * impact,
+                "burst_outlasted_victim": outlasted}
+
+    rows = [row(8, 0, 1.0), row(8, 10, 1.1, False), row(8, 1_000_000, 1.004, True),
+            row(1024, 0, 1.05), row(1024, 1_000_000, 1.058, True)]
+    checks = key_figures(rows)
+    assert checks["longest_burst"] == 1_000_000
+    assert checks["longest_burst_minus_persistent"] == {"8": 0.004, "1024": 0.008}
+    assert checks["longest_burst_equals_persistent"] and checks["longest_burst_outlasted_victim"]
+    rows[-1]["impact"] = 1.07
+    assert not key_figures(rows)["longest_burst_equals_persistent"]
+    rows[2]["burst_outlasted_victim"] = False
+    assert not key_figures(rows)["longest_burst_outlasted_victim"]
+
+
+def test_a_burst_of_a_million_puts_is_one_operation_and_outlasts_a_short_victim():
+    from slingsim.experiments.bursty_incast import burst_outlasted_victim
+    iso = base(1024)
+    iso["job"][0]["iterations"] = 3
+    con = with_aggressor(iso, 1024, 1_000_000, 1000.0)
+    s = run_summaries([con], scheduler="sync")[0]
+    aggressor = s["jobs"]["aggressor"]
+    assert aggressor["messages"] > 0 and s["jobs"]["victim"]["finished"]
+    assert burst_outlasted_victim({"burst_messages": 1_000_000}, s)

@@ -196,3 +196,45 @@ fn unrestricted_puts_hold_a_result_store_entry_until_their_response_is_back() {
     let r = run(cassini(), json!([{"name": "rma", "workload": "program", "program": program, "iterations": 3, "nodes": {"list": [0, 4]}}]))["reliability"].clone();
     assert_eq!((r["restricted_runs"].as_u64(), r["result_store_stored"].as_u64()), (Some(6), Some(0)), "Cassini's default for puts: {r}");
 }
+
+/// Ranks 1-3 each write to rank 0 either `count` puts written out one by
+/// one and a wait on them all, or one `put_burst` and a wait on it; 3
+/// iterations. Returns the summary.
+fn incast_of_puts(count: u32, burst: bool, completion: &str) -> serde_json::Value {
+    let sender = |_| {
+        let mut ops = Vec::new();
+        if burst {
+            ops.push(json!({"op": "put_burst", "comm": 0, "peer": 0, "bytes": 1000, "count": count, "req": 7, "completion": completion}));
+            ops.push(json!({"op": "wait", "reqs": [7]}));
+        } else {
+            for req in 0..count {
+                ops.push(json!({"op": "put", "comm": 0, "peer": 0, "bytes": 1000, "req": req, "completion": completion}));
+            }
+            ops.push(json!({"op": "wait", "reqs": (0..count).collect::<Vec<_>>()}));
+        }
+        ops.push(json!({"op": "iteration_end"}));
+        ops
+    };
+    let ops: Vec<_> = std::iter::once(vec![json!({"op": "iteration_end"})]).chain((1..4).map(sender)).collect();
+    let program = json!({"ranks": 4, "comms": [[0, 1, 2, 3]], "ops": ops});
+    let jobs = json!([{"name": "rma", "workload": "program", "program": program, "iterations": 3, "nodes": {"list": [0, 4, 8, 9]}}]);
+    run(cassini(), jobs)
+}
+
+#[test]
+fn a_put_burst_runs_exactly_as_its_puts_written_out() {
+    for completion in ["arrival", "transmit", "delivery"] {
+        let (one, many) = (incast_of_puts(50, true, completion), incast_of_puts(50, false, completion));
+        let (a, b) = (&one["jobs"]["rma"], &many["jobs"]["rma"]);
+        assert_eq!(a["finished"], true, "{one:#}");
+        for key in ["iteration_times_ns", "messages", "bytes", "end_ns"] {
+            assert_eq!(a[key], b[key], "{completion}: {key}");
+        }
+        assert_eq!(a["messages"], 3 * 3 * 50);
+        assert_eq!(one["packet_hops"], many["packet_hops"], "{completion}");
+    }
+    // An empty burst completes at once.
+    let empty = incast_of_puts(0, true, "arrival");
+    assert_eq!(empty["jobs"]["rma"]["finished"], true);
+    assert_eq!(empty["jobs"]["rma"]["messages"], 0);
+}

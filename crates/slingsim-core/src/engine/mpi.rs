@@ -26,7 +26,7 @@ use crate::event::Event;
 use crate::mpi::collectives::schedule;
 use crate::mpi::op::{Op, PROC_NULL};
 use crate::mpi::runtime::WireRecord;
-use crate::mpi::state::{Blocked, CollRun, Context, Envelope, Owner, PostedRecv, RmaKind, Wire};
+use crate::mpi::state::{Blocked, CollRun, Context, Envelope, Owner, PostedRecv, PutBurstRun, RmaKind, Wire};
 use crate::units::{ns_to_ps, Ps};
 
 impl Simulation {
@@ -77,9 +77,13 @@ impl Simulation {
                     return;
                 }
             }
-            let op = self.mpi.jobs[j].program.ops[world][pc].clone();
-            self.mpi.ranks[g as usize].pc += 1;
-            self.mpi_execute(g, op);
+            if let Some(b) = self.mpi.ranks[g as usize].posting {
+                self.mpi_burst_post(g, b);
+            } else {
+                let op = self.mpi.jobs[j].program.ops[world][pc].clone();
+                self.mpi.ranks[g as usize].pc += 1;
+                self.mpi_execute(g, op);
+            }
             let ready = self.mpi.ranks[g as usize].ready_at;
             if ready > now {
                 self.mpi.ranks[g as usize].ready_at = self.mpi_cpu_end(g, ready);
@@ -204,19 +208,41 @@ impl Simulation {
             }
             Op::Put { comm, peer, bytes, req, completion } => {
                 let done = self.mpi_cpu_end(g, now + send_overhead);
-                let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Put(completion), done);
+                let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Put(completion), done, Owner::Program);
                 self.mpi_bind(g, req, slot);
                 self.mpi.ranks[g as usize].ready_at = done;
             }
+            Op::PutBurst { comm, peer, bytes, count, req, completion } => {
+                let r = &mut self.mpi.ranks[g as usize];
+                let slot = r.open(Owner::Program, false);
+                let run = PutBurstRun { slot, comm, peer, bytes, completion, to_post: count, pending: 0, last: now, live: true };
+                let b = match r.bursts.iter().position(|x| !x.live) {
+                    Some(i) => {
+                        r.bursts[i] = run;
+                        i
+                    }
+                    None => {
+                        r.bursts.push(run);
+                        r.bursts.len() - 1
+                    }
+                } as u32;
+                self.mpi_bind(g, req, slot);
+                if count == 0 {
+                    self.mpi.ranks[g as usize].bursts[b as usize].live = false;
+                    self.mpi_complete(g, slot, now);
+                } else {
+                    self.mpi_burst_post(g, b);
+                }
+            }
             Op::Get { comm, peer, bytes, req } => {
                 let done = self.mpi_cpu_end(g, now + send_overhead);
-                let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Get, done);
+                let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Get, done, Owner::Program);
                 self.mpi_bind(g, req, slot);
                 self.mpi.ranks[g as usize].ready_at = done;
             }
             Op::FetchAdd { comm, peer, req } => {
                 let done = self.mpi_cpu_end(g, now + send_overhead);
-                let slot = self.mpi_rma_post(g, comm, peer, super::rma::AMO_BYTES, RmaKind::FetchAdd, done);
+                let slot = self.mpi_rma_post(g, comm, peer, super::rma::AMO_BYTES, RmaKind::FetchAdd, done, Owner::Program);
                 self.mpi_bind(g, req, slot);
                 self.mpi.ranks[g as usize].ready_at = done;
             }
@@ -285,6 +311,25 @@ impl Simulation {
             job.stop_after = Some(furthest);
             job.stop_met_at = Some(i as u32 + 1);
         }
+    }
+
+    /// Rank `g` posts the next put of its burst `b` (its CPU pays the send
+    /// overhead, as for one `Put`); after the last, its program goes on.
+    fn mpi_burst_post(&mut self, g: u32, b: u32) {
+        let now = self.clock.now;
+        let done = self.mpi_cpu_end(g, now + self.mpi.p().send_overhead);
+        let r = &mut self.mpi.ranks[g as usize];
+        let run = &mut r.bursts[b as usize];
+        run.to_post -= 1;
+        run.pending += 1;
+        if run.to_post == 0 {
+            r.posting = None;
+        } else {
+            r.posting = Some(b);
+        }
+        let (comm, peer, bytes, completion) = (run.comm, run.peer, run.bytes, run.completion);
+        self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Put(completion), done, Owner::Burst(b));
+        self.mpi.ranks[g as usize].ready_at = done;
     }
 
     /// Gives slot `slot` the program's request id `id`.
@@ -667,6 +712,17 @@ impl Simulation {
         q.done_at = at;
         match q.owner {
             Owner::Program => self.mpi_check_wait(g),
+            Owner::Burst(b) => {
+                r.free_reqs.push(slot);
+                let run = &mut r.bursts[b as usize];
+                run.pending -= 1;
+                run.last = run.last.max(at);
+                if run.pending == 0 && run.to_post == 0 {
+                    run.live = false;
+                    let (s, last) = (run.slot, run.last);
+                    self.mpi_complete(g, s, last);
+                }
+            }
             Owner::Collective(c) => {
                 r.free_reqs.push(slot);
                 let run = &mut r.colls[c as usize];

@@ -28,10 +28,11 @@ pub const AMO_BYTES: u64 = 8;
 
 impl Simulation {
     /// Rank `g` posts a one-sided operation on `peer` of `comm`, its
-    /// command written at `at`; returns its request slot. Behind a fence
-    /// the NIC holds it.
-    pub(super) fn mpi_rma_post(&mut self, g: u32, comm: u32, peer: i32, bytes: u64, kind: RmaKind, at: Ps) -> u32 {
-        let slot = self.mpi.ranks[g as usize].open(Owner::Program, false);
+    /// command written at `at`; returns its request slot, which tells
+    /// `owner` when it completes. Behind a fence the NIC holds it.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn mpi_rma_post(&mut self, g: u32, comm: u32, peer: i32, bytes: u64, kind: RmaKind, at: Ps, owner: Owner) -> u32 {
+        let slot = self.mpi.ranks[g as usize].open(owner, false);
         if peer == PROC_NULL {
             self.mpi_complete(g, slot, self.clock.now);
             return slot;

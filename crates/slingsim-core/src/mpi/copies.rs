@@ -50,6 +50,7 @@ fn comm_of(op: &mut Op) -> Option<&mut u32> {
         | Op::Irecv { comm, .. }
         | Op::Coll { comm, .. }
         | Op::Put { comm, .. }
+        | Op::PutBurst { comm, .. }
         | Op::Get { comm, .. }
         | Op::FetchAdd { comm, .. } => Some(comm),
         Op::Compute { .. } | Op::Wait { .. } | Op::Fence | Op::IterationEnd | Op::TimerStart | Op::TimerStop => None,

@@ -118,6 +118,22 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Completion::is_arrival")]
         completion: Completion,
     },
+    /// `count` puts of `bytes` each to rank `peer`, posted one after
+    /// another as a loop of MPI_Put calls would post them: each costs the
+    /// CPU its send overhead, and the rank goes on past this operation
+    /// once it has posted the last. Request `req` completes when all have
+    /// completed (as MPI_Win_flush would return), so a `Wait` on it ends
+    /// a burst. A burst of 10^6 messages ([DeSensi20] Fig. 12) is one
+    /// operation, not 10^6.
+    PutBurst {
+        comm: u32,
+        peer: i32,
+        bytes: u64,
+        count: u32,
+        req: u32,
+        #[serde(default, skip_serializing_if = "Completion::is_arrival")]
+        completion: Completion,
+    },
     /// One-sided get of `bytes` from rank `peer`: a request goes out, the
     /// target's NIC returns the data; completes when the data has arrived.
     Get { comm: u32, peer: i32, bytes: u64, req: u32 },

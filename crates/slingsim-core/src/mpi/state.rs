@@ -65,6 +65,8 @@ pub enum Owner {
     Program,
     /// A round of the rank's running collective of this index.
     Collective(u32),
+    /// One put of the rank's put burst of this index ([`PutBurstRun`]).
+    Burst(u32),
 }
 
 /// One request of a rank.
@@ -96,6 +98,24 @@ pub struct CollRun {
     pub ready: Ps,
     /// The first round has been posted.
     pub started: bool,
+}
+
+/// A put burst a rank is posting or waiting for (`Op::PutBurst`).
+#[derive(Clone, Copy, Debug)]
+pub struct PutBurstRun {
+    /// The request the program waits on.
+    pub slot: u32,
+    pub comm: u32,
+    pub peer: i32,
+    pub bytes: u64,
+    pub completion: super::op::Completion,
+    /// Puts still to post, and posted puts not yet complete.
+    pub to_post: u32,
+    pub pending: u32,
+    /// When the latest completed put completed.
+    pub last: Ps,
+    /// Still posting or waiting for a put (a finished entry is reused).
+    pub live: bool,
 }
 
 /// A one-sided operation the CPU has posted, as its NIC holds it.
@@ -162,6 +182,10 @@ pub struct Rank {
     /// and those it holds behind a fence ([`Held`]).
     pub rma_in_flight: u32,
     pub rma_held: VecDeque<Held>,
+    /// Put bursts the rank is posting or waiting for, and the one it is
+    /// posting now (its program goes on once the last put is posted).
+    pub bursts: Vec<PutBurstRun>,
+    pub posting: Option<u32>,
     /// The 8-byte integer fetch-and-adds at this rank add to.
     pub amo_value: u64,
     /// Until when this rank's CPU is walking posted receives (software
@@ -211,6 +235,8 @@ impl Rank {
             match_busy: Ps::ZERO,
             rma_in_flight: 0,
             rma_held: VecDeque::new(),
+            bursts: Vec::new(),
+            posting: None,
             amo_value: 0,
             unexpected: Vec::new(),
             send_seq: HashMap::new(),

@@ -48,7 +48,7 @@ pub fn validate(field: &str, p: &Program) -> Result<()> {
             };
             match op {
                 Op::Compute { ns } if !(ns.is_finite() && *ns >= 0.0) => return Err(ConfigError::new(at(), format!("compute time must be zero or positive, got {ns}"))),
-                Op::Send { comm, peer, .. } | Op::Isend { comm, peer, .. } | Op::Put { comm, peer, .. } | Op::Get { comm, peer, .. } | Op::FetchAdd { comm, peer, .. } => check_peer(*comm, *peer, false)?,
+                Op::Send { comm, peer, .. } | Op::Isend { comm, peer, .. } | Op::Put { comm, peer, .. } | Op::PutBurst { comm, peer, .. } | Op::Get { comm, peer, .. } | Op::FetchAdd { comm, peer, .. } => check_peer(*comm, *peer, false)?,
                 Op::Recv { comm, peer, .. } | Op::Irecv { comm, peer, .. } => check_peer(*comm, *peer, true)?,
                 Op::Coll { comm, root, counts, .. } => {
                     let size = comm_of(*comm)?.len();
@@ -76,7 +76,7 @@ fn check_fences(field: &str, r: usize, ops: &[Op]) -> Result<()> {
     if !ops.iter().any(|o| matches!(o, Op::Fence)) {
         return Ok(());
     }
-    match ops.iter().position(|o| matches!(o, Op::Put { completion: Completion::Arrival, .. })) {
+    match ops.iter().position(|o| matches!(o, Op::Put { completion: Completion::Arrival, .. } | Op::PutBurst { completion: Completion::Arrival, .. })) {
         Some(k) => Err(ConfigError::new(
             format!("{field}.ops[{r}][{k}].completion"),
             format!("rank {r} fences, but this put has completion \"arrival\", which returns no response to release a fence; give it completion = \"transmit\" (one path) or \"delivery\" (several paths)"),

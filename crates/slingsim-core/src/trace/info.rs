@@ -74,6 +74,7 @@ pub fn bytes_sent(program: &Program) -> u64 {
             total += match op {
                 Op::Send { peer, bytes, .. } | Op::Isend { peer, bytes, .. } if *peer != PROC_NULL => *bytes,
                 Op::Put { bytes, .. } => *bytes,
+                Op::PutBurst { bytes, count, .. } => *bytes * *count as u64,
                 Op::Coll { kind, comm, bytes, root, counts, .. } => {
                     let members = program.comms.get(*comm as usize).map(Vec::as_slice).unwrap_or_default();
                     match program.rank_in(*comm, world) {

@@ -37,6 +37,12 @@ pub fn toward_target(ops: &mut Vec<Op>, r: u32, n: u32, target: u32, per: u32, b
         return;
     }
     let peer = target as i32;
+    if reach == Reach::Put && per > 1 {
+        // One operation however long the burst (10^6 in Fig. 12).
+        ops.push(Op::PutBurst { comm: 0, peer, bytes, count: per, req: 0, completion: Default::default() });
+        ops.push(Op::Wait { reqs: vec![0] });
+        return;
+    }
     ops.extend((0..per).map(|req| match reach {
         Reach::Put => Op::Put { comm: 0, peer, bytes, req, completion: Default::default() },
         Reach::Get => Op::Get { comm: 0, peer, bytes, req },

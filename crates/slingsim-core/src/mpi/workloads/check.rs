@@ -189,7 +189,7 @@ impl Run<'_> {
                     None => self.waiting[r] = vec![t],
                 }
             }
-            Op::Put { req, .. } | Op::Get { req, .. } | Op::FetchAdd { req, .. } => {
+            Op::Put { req, .. } | Op::PutBurst { req, .. } | Op::Get { req, .. } | Op::FetchAdd { req, .. } => {
                 let t = self.token(true);
                 self.open(r, *req, t);
             }

@@ -247,7 +247,7 @@ fn write_op(file: &mut RankFile, rank: u32, size: u32, op: &Op) -> std::result::
             };
             file.record(name, &v).map(|_| true)
         }
-        Op::Put { .. } | Op::Get { .. } | Op::FetchAdd { .. } | Op::Fence => Err("one-sided operations: the writer does not write their window calls".into()),
+        Op::Put { .. } | Op::PutBurst { .. } | Op::Get { .. } | Op::FetchAdd { .. } | Op::Fence => Err("one-sided operations: the writer does not write their window calls".into()),
         Op::IterationEnd | Op::TimerStart | Op::TimerStop => Ok(false),
     }
 }

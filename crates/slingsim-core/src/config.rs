@@ -55,6 +55,18 @@ pub struct CongestionConfig {
     /// product (NIC rate x zero-load round trip, plus two packets), enough
     /// for line rate when uncongested, and never grows past this.
     pub max_window_bytes: u64,
+    /// Slingshot: hold every flow to its window from its first packet
+    /// (true), or let a flow no congestion ack has cut run at full speed
+    /// (false: [Roweth] Sec. II-E, "the remainder of the buffers available
+    /// to run uncongested flows at full speed"). Unset: false for
+    /// `slingshot`, true for `slingshot-endpoint` (a NIC that windows
+    /// every pair).
+    pub hold_uncongested_flows: Option<bool>,
+    /// Slingshot (`slingshot`): a congested egress edge port sends a
+    /// congestion ack when a source's first packet joins its queue, so
+    /// the source's ingress switch cuts it a queue's wait earlier than the
+    /// ack of that packet's departure would (false: departures only).
+    pub notify_at_enqueue: bool,
     /// DCQCN: RED/ECN marking thresholds on a switch output queue and the
     /// marking probability at `kmax_bytes` (the SIGCOMM'15 DCQCN paper's
     /// values); the sender and receiver defaults below are those of
@@ -89,6 +101,8 @@ impl Default for CongestionConfig {
             min_window_bytes: 1,
             additive_increase_bytes: 4_096,
             max_window_bytes: 4 << 20,
+            hold_uncongested_flows: None,
+            notify_at_enqueue: true,
             kmin_bytes: 5_000,
             kmax_bytes: 200_000,
             pmax: 0.01,

@@ -113,3 +113,67 @@ fn same_config_same_result() {
     }
     assert_eq!(a, b);
 }
+
+/// One flow at line rate from node 0 (group 0) to node 16 (group 1),
+/// whose one minimal global link is tapered to a quarter of the NIC's
+/// rate, so adaptive routing must send most of it through other groups
+/// (the shape of [DeSensi20] Fig. 14's bisection jobs on tapered
+/// Malbec); `hold` sets `congestion.hold_uncongested_flows`.
+fn lone_long_flow(hold: bool) -> Value {
+    json!({
+        "topology": {"groups": 5, "switches_per_group": 4, "endpoints_per_switch": 4,
+                     "local_links_per_pair": 1, "global_ports_per_switch": 1},
+        "links": {"global_bandwidth_bps": 50e9},
+        "congestion": {"algorithm": "slingshot", "hold_uncongested_flows": hold},
+        "routing": {"algorithm": "slingshot"},
+        "sim": {"warmup_ns": 20_000, "duration_ns": 60_000},
+        "traffic": [{"name": "lone", "pattern": "incast", "nodes": {"list": [0, 16]}, "target": 1,
+                     "load": 1.0, "message_bytes": 4096}],
+    })
+}
+
+#[test]
+fn an_uncongested_flow_on_a_long_path_runs_at_full_speed() {
+    let accepted = |s: &Value| s["traffic"]["lone"]["accepted_load"].as_f64().expect("accepted load");
+    let free = run(&lone_long_flow(false));
+    let held = run(&lone_long_flow(true));
+    // Offered load counts both nodes, the target sending nothing: 0.5 is line rate.
+    eprintln!("lone flow over a tapered link: {:.3} of its offered 0.5 unwindowed, {:.3} held to its minimal path's window", accepted(&free), accepted(&held));
+    // [Roweth] Sec. II-E: flows that congest nothing run at full speed.
+    assert!(accepted(&free) > 0.45, "{}", free["traffic"]["lone"]);
+    assert_eq!(free["congestion"]["marked_acks"], 0);
+    assert!(free["nonminimal_fraction"].as_f64().unwrap() > 0.5, "most of it goes around the tapered link");
+    // A window of the minimal path's bandwidth-delay product holds a flow
+    // whose packets go further or queue.
+    assert!(accepted(&held) < 0.9 * accepted(&free), "held {} against {}", accepted(&held), accepted(&free));
+}
+
+/// The golden `incast-slingshot` scenario's shape: a uniform victim beside
+/// a 32-node incast at half line rate each, 60 us, every flow unwindowed
+/// until cut; `notify` sets `congestion.notify_at_enqueue`.
+fn onset(notify: bool) -> Value {
+    json!({
+        "topology": {"groups": 4, "switches_per_group": 4, "endpoints_per_switch": 4, "global_ports_per_switch": 3},
+        "routing": {"algorithm": "slingshot"}, "nic": {"frame": "slingshot"},
+        "congestion": {"algorithm": "slingshot", "notify_at_enqueue": notify},
+        "sim": {"seed": 3, "warmup_ns": 5000, "duration_ns": 60000},
+        "traffic": [{"name": "victim", "pattern": "uniform", "load": 0.1, "message_bytes": 256, "nodes": {"count": 24}, "placement": "interleaved"},
+                    {"name": "aggressor", "pattern": "incast", "load": 0.5, "nodes": {"count": 32}, "target": 0}],
+    })
+}
+
+#[test]
+fn a_congested_port_cuts_a_new_source_as_its_packet_joins_the_queue() {
+    let early = run(&onset(true));
+    let late = run(&onset(false));
+    let (e, l) = (victim_latency(&early), victim_latency(&late));
+    let fabric = |s: &Value| s["congestion"]["fabric_bytes"].as_u64().unwrap();
+    eprintln!("victim beside the incast's onset: {e:.0} ns with early acks, {l:.0} ns without; in the fabric {} and {} B", fabric(&early), fabric(&late));
+    assert!(early["congestion"]["early_acks"].as_u64().unwrap() > 0, "{}", early["congestion"]);
+    assert_eq!(late["congestion"]["early_acks"], 0);
+    // Without them, unwindowed sources learn of the congestion only from
+    // packets that waited through the queue, and the onset grows.
+    assert!(e < 0.5 * l, "victim {e:.0} ns with early acks, {l:.0} ns without");
+    assert!(fabric(&early) < fabric(&late) / 2, "{} B against {} B in the fabric", fabric(&early), fabric(&late));
+    assert_eq!(early["packets_conserved"], true);
+}

@@ -232,7 +232,9 @@ impl CongestionControl for Dcqcn {
         }
     }
 
-    fn on_egress_enqueue(&mut self, _ch: ChannelId, _to_endpoint: bool, _src: EndpointId) {}
+    fn on_egress_enqueue(&mut self, _ch: ChannelId, _to_endpoint: bool, _queued: u64, _src: EndpointId) -> Option<Marks> {
+        None
+    }
 
     fn on_egress(&mut self, _ch: ChannelId, _to_endpoint: bool, queued: u64, _src: EndpointId, _dst: EndpointId, _message_end: bool, _now: Ps, marks: &mut Marks, rng: &mut Rng) {
         let prob = self.p.ecn_probability(queued);

@@ -28,11 +28,19 @@ pub struct Params {
     pub flow_memory: Ps,
     /// How long one full packet takes at the line rate.
     pub full_packet: Ps,
+    /// Every flow is held to its window from its first packet; otherwise
+    /// only once a congestion ack has cut it (`congestion.hold_uncongested_flows`).
+    pub hold_uncongested: bool,
+    /// A congested egress port acks a source's first packet when it joins
+    /// the queue, not only when it leaves (`congestion.notify_at_enqueue`).
+    pub notify_at_enqueue: bool,
 }
 
 impl Params {
-    /// From the config section, the NIC rate and the wire size of a full packet.
-    pub fn new(c: &CongestionConfig, line_rate_bps: f64, full_packet_wire: u32) -> Params {
+    /// From the config section, the NIC rate, the wire size of a full
+    /// packet and whether uncongested flows are held when the config does
+    /// not say.
+    pub fn new(c: &CongestionConfig, line_rate_bps: f64, full_packet_wire: u32, hold_by_default: bool) -> Params {
         Params {
             port_threshold: c.port_threshold_bytes,
             min_window: c.min_window_bytes as f64,
@@ -41,6 +49,8 @@ impl Params {
             line_rate_bps,
             flow_memory: crate::units::ns_to_ps(c.flow_memory_ns),
             full_packet: Ps::from_f64(full_packet_wire as f64 * 8.0 / line_rate_bps * 1e12),
+            hold_uncongested: c.hold_uncongested_flows.unwrap_or(hold_by_default),
+            notify_at_enqueue: c.notify_at_enqueue,
         }
     }
 
@@ -89,25 +99,31 @@ pub struct FlowWindow {
     pub cut: bool,
     /// The window the pair started with (its bandwidth-delay product).
     pub initial_window: f64,
+    /// A congestion ack has cut the window since the pair's state was
+    /// made: without `Params::hold_uncongested` the pair is held to its
+    /// window only from then on, and its window may grow back past where
+    /// it started (up to `max_window`) while it keeps sending.
+    pub held: bool,
 }
 
 impl FlowWindow {
     /// An unthrottled pair whose window starts at `window`.
     pub fn with_window(p: &Params, window: f64) -> FlowWindow {
         let w = window.min(p.max_window);
-        FlowWindow { in_flight: 0, window: w, next_send: Ps::ZERO, cut: false, initial_window: w }
+        FlowWindow { in_flight: 0, window: w, next_send: Ps::ZERO, cut: false, initial_window: w, held: false }
     }
 
     /// True if a packet of `wire` bytes may leave at `now` under the
     /// window. A pair with nothing in flight may send one packet, but a
     /// window smaller than a packet also spaces packets out (see
-    /// [`FlowWindow::ack`]), so the pair's rate is window / RTT.
+    /// [`FlowWindow::ack`]), so the pair's rate is window / RTT. A pair
+    /// no congestion ack has cut is not held unless `hold_uncongested`.
     #[inline]
-    pub fn allows(&self, wire: u32, now: Ps) -> bool {
+    pub fn allows(&self, wire: u32, now: Ps, hold_uncongested: bool) -> bool {
         if self.in_flight == 0 {
             return self.next_send <= now;
         }
-        (self.in_flight + wire as u64) as f64 <= self.window
+        !(hold_uncongested || self.held) || (self.in_flight + wire as u64) as f64 <= self.window
     }
 
     /// An ack for `wire` bytes came back. A marked ack (level 1 or 2,
@@ -123,12 +139,18 @@ impl FlowWindow {
             let share = bdp / flows.max(1) as f64 / if level >= 2 { 2.0 } else { 1.0 };
             self.window = self.window.min(share.max(p.min_window));
             self.cut = self.window < self.initial_window;
-        } else if self.cut {
+            self.held |= self.cut;
+        } else if self.cut || (self.held && self.in_flight > 0) {
             // `additive_increase` per window acked, so per round trip; a
             // window under one packet is acked one packet per pacing
             // interval, and counting it as one packet keeps one ack from
-            // lifting it by many packets at once.
-            self.window = (self.window + p.additive_increase * wire as f64 / self.window.max(wire as f64)).min(self.initial_window);
+            // lifting it by many packets at once. A pair held only since
+            // it was cut keeps growing while it sends: it started
+            // unwindowed, and a window back at its minimal path's
+            // bandwidth-delay product would still hold one whose packets
+            // go further.
+            let cap = if p.hold_uncongested { self.initial_window } else { p.max_window };
+            self.window = (self.window + p.additive_increase * wire as f64 / self.window.max(wire as f64)).min(cap);
             self.cut = self.window < self.initial_window;
         }
         // A window below one packet: the next packet waits until the pair
@@ -282,14 +304,22 @@ fn source_key(ch: ChannelId, src: EndpointId) -> u64 {
 }
 
 impl EgressFlows {
-    /// A packet from `src` joined the queue of edge output `ch`.
-    pub fn enqueue(&mut self, ch: ChannelId, src: EndpointId) {
+    /// A packet from `src` joined the queue of edge output `ch`; true if
+    /// the port was not counting `src` (nothing of it queued or in memory).
+    pub fn enqueue(&mut self, ch: ChannelId, src: EndpointId) -> bool {
         let n = self.sources.entry(source_key(ch, src)).or_insert((0, 0));
         n.0 += 1;
-        if *n == (1, 0) {
+        let fresh = *n == (1, 0);
+        if fresh {
             let port = self.ports.entry(ch.0 as u64).or_default();
             port.flows = port.flows.saturating_add(1);
         }
+        fresh
+    }
+
+    /// Sources edge output `ch` counts now.
+    pub fn flows(&self, ch: ChannelId) -> u16 {
+        self.ports.get(&(ch.0 as u64)).map_or(0, |p| p.flows)
     }
 
     /// A packet from `src` leaves the queue of edge output `ch` at `now`,
@@ -358,7 +388,7 @@ mod tests {
 
     #[test]
     fn cuts_to_fair_share_and_recovers() {
-        let p = Params::new(&CongestionConfig::default(), 100e9, 4136);
+        let p = Params::new(&CongestionConfig::default(), 100e9, 4136, true);
         let mut s = FlowWindow::with_window(&p, p.max_window);
         s.in_flight = 8192;
         // 16 flows into a 12.5 GB/s port, 4 us round trip: 50 kB / 16.
@@ -376,7 +406,7 @@ mod tests {
 
     #[test]
     fn an_egress_port_counts_the_sources_queued_at_it() {
-        let p = Params::new(&CongestionConfig::default(), 100e9, 4136);
+        let p = Params::new(&CongestionConfig::default(), 100e9, 4136, true);
         let mut e = EgressFlows::default();
         let ch = ChannelId(3);
         for src in [1, 2, 2, 5] {
@@ -412,7 +442,7 @@ mod tests {
         // one full packet (4136 B, 331 ns) per round of 600 packets. The
         // port sees each source once every 198 us; a fixed 5 us memory
         // would count the 16 or so served in the last 5 us.
-        let p = Params::new(&CongestionConfig::default(), 100e9, 4136);
+        let p = Params::new(&CongestionConfig::default(), 100e9, 4136, true);
         let mut e = EgressFlows::default();
         let ch = ChannelId(0);
         let n = 600u32;

@@ -134,8 +134,10 @@ pub trait CongestionControl {
     /// A packet of `wire` bytes left `src` for `dst`.
     fn on_inject(&mut self, src: EndpointId, dst: EndpointId, wire: u32, now: Ps, path: &dyn PathView);
     /// A packet from `src` joined the queue of switch output `ch` (to an
-    /// endpoint if `to_endpoint`).
-    fn on_egress_enqueue(&mut self, ch: ChannelId, to_endpoint: bool, src: EndpointId);
+    /// endpoint if `to_endpoint`), which now holds `queued` bytes with it.
+    /// Marks returned go back at once in a congestion ack to the packet's
+    /// ingress switch, ahead of the ack its departure will send.
+    fn on_egress_enqueue(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId) -> Option<Marks>;
     /// A packet from `src` to `dst` leaves the queue of output `ch` at
     /// `now`, the queue holding `queued` bytes with it: the algorithm may
     /// mark it.
@@ -237,8 +239,8 @@ impl CongestionControl for Congestion {
         each!(self, x => x.on_inject(src, dst, wire, now, path))
     }
     #[inline]
-    fn on_egress_enqueue(&mut self, ch: ChannelId, to_endpoint: bool, src: EndpointId) {
-        each!(self, x => x.on_egress_enqueue(ch, to_endpoint, src))
+    fn on_egress_enqueue(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId) -> Option<Marks> {
+        each!(self, x => x.on_egress_enqueue(ch, to_endpoint, queued, src))
     }
     #[inline]
     fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, dst: EndpointId, message_end: bool, now: Ps, marks: &mut Marks, rng: &mut Rng) {

@@ -23,7 +23,9 @@ impl CongestionControl for NoControl {
         false
     }
     fn on_inject(&mut self, _src: EndpointId, _dst: EndpointId, _wire: u32, _now: Ps, _path: &dyn PathView) {}
-    fn on_egress_enqueue(&mut self, _ch: ChannelId, _to_endpoint: bool, _src: EndpointId) {}
+    fn on_egress_enqueue(&mut self, _ch: ChannelId, _to_endpoint: bool, _queued: u64, _src: EndpointId) -> Option<Marks> {
+        None
+    }
     fn on_egress(&mut self, _ch: ChannelId, _to_endpoint: bool, _queued: u64, _src: EndpointId, _dst: EndpointId, _message_end: bool, _now: Ps, _marks: &mut Marks, _rng: &mut Rng) {}
     fn on_deliver(&mut self, _src: EndpointId, _dst: EndpointId, _marks: Marks, _t: Ps) -> bool {
         false

@@ -11,7 +11,12 @@
 //! the ingress switch then cuts the flow's allowance to its fair share of
 //! what the port drains in one round trip. Packets of a flow over its
 //! allowance wait in that flow's queue at the ingress port, while packets
-//! of other flows pass; clean acks grow the allowance back. Flows to
+//! of other flows pass; clean acks grow the allowance back. A flow no
+//! congestion ack has cut has no allowance at all (it runs at full speed,
+//! [Roweth] Sec. II-E; `congestion.hold_uncongested_flows`), so a
+//! congested port acks a source's first packet as it joins the queue
+//! (`congestion.notify_at_enqueue`): the source's ingress switch cuts it
+//! without waiting for that packet to get through the queue. Flows to
 //! uncongested endpoints are never held, and the NIC sends at line rate: a
 //! RoCE NIC, as on Malbec and Shandy, takes no part.
 //!
@@ -61,6 +66,8 @@ pub struct Slingshot {
     marked_acks: u64,
     fabric_acks: u64,
     throttled_ever: u64,
+    /// Congestion acks sent when a source's packet joined a congested port.
+    early_acks: u64,
     worst: Option<Worst>,
 }
 
@@ -68,13 +75,14 @@ impl Slingshot {
     /// Switch-side Slingshot with the parameters of `c` for NICs of `line_rate_bps`.
     pub fn new(c: &CongestionConfig, line_rate_bps: f64, full_packet_wire: u32) -> Slingshot {
         Slingshot {
-            p: Params::new(c, line_rate_bps, full_packet_wire),
+            p: Params::new(c, line_rate_bps, full_packet_wire, false),
             flows: Default::default(),
             egress: Default::default(),
             tracked_to: Default::default(),
             marked_acks: 0,
             fabric_acks: 0,
             throttled_ever: 0,
+            early_acks: 0,
             worst: None,
         }
     }
@@ -119,10 +127,22 @@ impl CongestionControl for Slingshot {
 
     fn on_inject(&mut self, _src: EndpointId, _dst: EndpointId, _wire: u32, _now: Ps, _path: &dyn PathView) {}
 
-    fn on_egress_enqueue(&mut self, ch: ChannelId, to_endpoint: bool, src: EndpointId) {
-        if to_endpoint {
-            self.egress.enqueue(ch, src);
+    fn on_egress_enqueue(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId) -> Option<Marks> {
+        if !to_endpoint {
+            return None;
         }
+        let fresh = self.egress.enqueue(ch, src);
+        // A source new to a congested port hears of it now, not once its
+        // packet has waited through the queue (see the module docs).
+        if !(fresh && self.p.notify_at_enqueue) {
+            return None;
+        }
+        let flows = self.egress.flows(ch);
+        let level = if flows >= 2 { self.p.congestion_level(queued) } else { 0 };
+        (level > 0).then(|| {
+            self.early_acks += 1;
+            Marks { ecn: false, level, flows }
+        })
     }
 
     fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, _dst: EndpointId, message_end: bool, now: Ps, marks: &mut Marks, _rng: &mut Rng) {
@@ -145,7 +165,7 @@ impl CongestionControl for Slingshot {
 
     fn ingress_admit(&mut self, src: EndpointId, dst: EndpointId, wire: u32, now: Ps) -> Admit {
         match self.flows.get_mut(src, dst) {
-            Some(f) if !f.window.allows(wire, now) => {
+            Some(f) if !f.window.allows(wire, now, self.p.hold_uncongested) => {
                 if f.window.in_flight == 0 {
                     Admit::At(f.window.next_send)
                 } else {
@@ -206,6 +226,7 @@ impl CongestionControl for Slingshot {
         let mut m = Map::new();
         m.insert("fabric_acks".into(), json!(self.fabric_acks));
         m.insert("marked_acks".into(), json!(self.marked_acks));
+        m.insert("early_acks".into(), json!(self.early_acks));
         m.insert("throttled_pairs".into(), json!(self.flows.values().filter(|f| f.window.cut).count()));
         // What the ingress switches count in the fabric now: admitted, not acked.
         m.insert("fabric_bytes".into(), json!(self.flows.values().map(|f| f.window.in_flight).sum::<u64>()));

@@ -31,7 +31,7 @@ impl SlingshotEndpoint {
     /// The endpoint variant with the parameters of `c` for NICs of `line_rate_bps`.
     pub fn new(c: &CongestionConfig, line_rate_bps: f64, full_packet_wire: u32) -> SlingshotEndpoint {
         SlingshotEndpoint {
-            p: Params::new(c, line_rate_bps, full_packet_wire),
+            p: Params::new(c, line_rate_bps, full_packet_wire, true),
             pairs: Default::default(),
             egress: Default::default(),
             marked_acks: 0,
@@ -46,7 +46,7 @@ impl CongestionControl for SlingshotEndpoint {
 
     fn admit(&mut self, src: EndpointId, dst: EndpointId, wire: u32, now: Ps) -> Admit {
         match self.pairs.get_mut(src, dst) {
-            Some(st) if !st.allows(wire, now) => {
+            Some(st) if !st.allows(wire, now, self.p.hold_uncongested) => {
                 if st.in_flight == 0 {
                     Admit::At(st.next_send) // paced below one packet per round trip
                 } else {
@@ -67,10 +67,11 @@ impl CongestionControl for SlingshotEndpoint {
         st.in_flight += wire as u64;
     }
 
-    fn on_egress_enqueue(&mut self, ch: ChannelId, to_endpoint: bool, src: EndpointId) {
+    fn on_egress_enqueue(&mut self, ch: ChannelId, to_endpoint: bool, _queued: u64, src: EndpointId) -> Option<Marks> {
         if to_endpoint {
             self.egress.enqueue(ch, src);
         }
+        None // the NIC model learns of congestion from end-to-end acks only
     }
 
     fn on_egress(&mut self, ch: ChannelId, to_endpoint: bool, queued: u64, src: EndpointId, _dst: EndpointId, message_end: bool, now: Ps, marks: &mut Marks, _rng: &mut Rng) {

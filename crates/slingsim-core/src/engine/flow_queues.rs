@@ -133,10 +133,26 @@ impl Simulation {
     /// Data packet `h` starts at `start` to leave on edge output `ch` (to
     /// its destination): its egress switch acks it to its ingress switch.
     pub(crate) fn send_fabric_ack(&mut self, h: PacketId, start: Ps) {
-        let (p, c) = (*self.pool.hot(h), *self.pool.cold(h));
+        let c = *self.pool.cold(h);
         let marks = Marks { ecn: false, level: c.mark, flows: c.mark_flows };
+        let wire = self.pool.hot(h).wire;
+        self.fabric_ack_of(h, marks, wire, start);
+    }
+
+    /// Data packet `h` joined the queue of a congested edge output: its
+    /// egress switch sends its ingress switch a congestion ack with
+    /// `marks` at `start`, acking no bytes (the packet's departure acks
+    /// them as usual).
+    pub(crate) fn send_congestion_ack(&mut self, h: PacketId, marks: Marks, start: Ps) {
+        self.fabric_ack_of(h, marks, 0, start);
+    }
+
+    /// A fabric ack for data packet `h` acking `acked` wire bytes, leaving
+    /// its egress switch at `start`.
+    fn fabric_ack_of(&mut self, h: PacketId, marks: Marks, acked: u32, start: Ps) {
+        let (p, c) = (*self.pool.hot(h), *self.pool.cold(h));
         // The data's path so far; the ack's own path is added on arrival.
-        let a = Ack { src: p.src, dst: p.dst, wire: p.wire, marks, rtt: p.path_latency(), cnp: false, source: c.source, injected: c.injected };
+        let a = Ack { src: p.src, dst: p.dst, wire: acked, marks, rtt: p.path_latency(), cnp: false, source: c.source, injected: c.injected };
         let id = self.signals.store(a);
         let mut q = Packet::new(p.dst, p.src, self.net.endpoint_switch[p.src], id, c.source);
         q.hot.kind = PacketKind::FabricAck;

@@ -319,7 +319,7 @@ impl Simulation {
         self.switches.push(first, vc as u8, Queued { ready, h, in_ch, wire });
         if data {
             // Acks and CNPs are no flow of their own: congestion control sees data only.
-            self.cc.on_egress_enqueue(out, to_endpoint, src);
+            self.egress_enqueued(h, out, to_endpoint, wire, src);
         }
         let t = &mut self.channels.tx[out];
         t.queued_bytes += wire as u64;
@@ -472,6 +472,18 @@ impl Simulation {
         if t.queued_packets > 0 {
             let end = t.busy_until;
             self.schedule_try(ch, end);
+        }
+    }
+
+    /// Congestion control sees packet `h` from `src` join the queue of
+    /// output `out`; an early congestion ack goes back if it says so (for
+    /// data only: acks are no flow of their own).
+    pub(super) fn egress_enqueued(&mut self, h: PacketId, out: ChannelId, to_endpoint: bool, wire: u32, src: crate::ids::EndpointId) {
+        let queued = self.channels.tx[out].queued_bytes + wire as u64;
+        if let Some(marks) = self.cc.on_egress_enqueue(out, to_endpoint, queued, src) {
+            if self.pool.hot(h).kind == PacketKind::Data {
+                self.send_congestion_ack(h, marks, self.clock.now);
+            }
         }
     }
 

@@ -30,7 +30,6 @@ use super::switch::Voq;
 use super::{Simulation, NEVER};
 use crate::crossbar::{TileGrid, MAX_ROWS};
 use crate::error::{ConfigError, Result};
-use crate::congestion::CongestionControl;
 use crate::ids::{ChannelId, Id, IdVec, PacketId, SwitchId};
 use crate::network::{End, Network, NONE};
 use super::voq::{PacketRing, Queued};
@@ -166,7 +165,7 @@ impl Simulation {
                 tiles.recent[in_ch] = v;
             }
         }
-        self.cc.on_egress_enqueue(out, to_endpoint, src);
+        self.egress_enqueued(h, out, to_endpoint, wire, src);
         let t = &mut self.channels.tx[out];
         t.queued_bytes += wire as u64;
         t.queued_packets += 1;

@@ -73,10 +73,15 @@ def test_minimum_shares_split_the_bandwidth(tmp_path):
     checks = table_checks(table)
     assert checks["shares_checked"] and checks["tc1_share"] + checks["tc2_share"] == pytest.approx(1.0)
     rows = {r["case"]: r for r in table.to_pylist()}
-    assert 0.4 < rows["same class"]["job1_share_both"] < 0.6
-    assert rows["separate classes"]["job1_share_both"] > 0.68
+    # [DeSensi20] Fig. 14: 50/50 in one class (issue: within 5 points), 80/20 for TC1 and TC2 (within 3).
+    assert abs(rows["same class"]["job1_share_both"] - 0.5) <= 0.05
+    assert abs(checks["tc1_share"] - 0.8) <= 0.03, checks
     separate = rows["separate classes"]
     assert separate["job2_alone_gbps"] > 0.8 * separate["job1_alone_gbps"]
+    # Each job alone takes the whole bottleneck: as much as the two move together. It took 0.77 while
+    # every flow was held to its minimal path's window (docs/model.md, Slingshot congestion management).
+    for case in ("same class", "separate classes"):
+        assert checks["alone_fraction"][case]["job1"] > 0.93, checks["alone_fraction"]
     assert all(r["end_reason"] == "flows_done" for r in rows.values())
     assert (tmp_path / "traffic_classes_bandwidth.png").is_file()
 

@@ -304,22 +304,18 @@ fn source_key(ch: ChannelId, src: EndpointId) -> u64 {
 }
 
 impl EgressFlows {
-    /// A packet from `src` joined the queue of edge output `ch`; true if
-    /// the port was not counting `src` (nothing of it queued or in memory).
-    pub fn enqueue(&mut self, ch: ChannelId, src: EndpointId) -> bool {
+    /// A packet from `src` joined the queue of edge output `ch`. If the
+    /// port was not counting `src` (nothing of it queued or in memory), it
+    /// counts it now and returns how many sources it counts with it.
+    pub fn enqueue(&mut self, ch: ChannelId, src: EndpointId) -> Option<u16> {
         let n = self.sources.entry(source_key(ch, src)).or_insert((0, 0));
         n.0 += 1;
-        let fresh = *n == (1, 0);
-        if fresh {
-            let port = self.ports.entry(ch.0 as u64).or_default();
-            port.flows = port.flows.saturating_add(1);
+        if *n != (1, 0) {
+            return None;
         }
-        fresh
-    }
-
-    /// Sources edge output `ch` counts now.
-    pub fn flows(&self, ch: ChannelId) -> u16 {
-        self.ports.get(&(ch.0 as u64)).map_or(0, |p| p.flows)
+        let port = self.ports.entry(ch.0 as u64).or_default();
+        port.flows = port.flows.saturating_add(1);
+        Some(port.flows)
     }
 
     /// A packet from `src` leaves the queue of edge output `ch` at `now`,

@@ -131,13 +131,9 @@ impl CongestionControl for Slingshot {
         if !to_endpoint {
             return None;
         }
-        let fresh = self.egress.enqueue(ch, src);
         // A source new to a congested port hears of it now, not once its
         // packet has waited through the queue (see the module docs).
-        if !(fresh && self.p.notify_at_enqueue) {
-            return None;
-        }
-        let flows = self.egress.flows(ch);
+        let flows = self.egress.enqueue(ch, src).filter(|_| self.p.notify_at_enqueue)?;
         let level = if flows >= 2 { self.p.congestion_level(queued) } else { 0 };
         (level > 0).then(|| {
             self.early_acks += 1;

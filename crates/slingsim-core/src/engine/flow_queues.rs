@@ -133,10 +133,7 @@ impl Simulation {
     /// Data packet `h` starts at `start` to leave on edge output `ch` (to
     /// its destination): its egress switch acks it to its ingress switch.
     pub(crate) fn send_fabric_ack(&mut self, h: PacketId, start: Ps) {
-        let c = *self.pool.cold(h);
-        let marks = Marks { ecn: false, level: c.mark, flows: c.mark_flows };
-        let wire = self.pool.hot(h).wire;
-        self.fabric_ack_of(h, marks, wire, start);
+        self.fabric_ack_of(h, None, start);
     }
 
     /// Data packet `h` joined the queue of a congested edge output: its
@@ -144,13 +141,18 @@ impl Simulation {
     /// `marks` at `start`, acking no bytes (the packet's departure acks
     /// them as usual).
     pub(crate) fn send_congestion_ack(&mut self, h: PacketId, marks: Marks, start: Ps) {
-        self.fabric_ack_of(h, marks, 0, start);
+        self.fabric_ack_of(h, Some(marks), start);
     }
 
-    /// A fabric ack for data packet `h` acking `acked` wire bytes, leaving
-    /// its egress switch at `start`.
-    fn fabric_ack_of(&mut self, h: PacketId, marks: Marks, acked: u32, start: Ps) {
+    /// A fabric ack for data packet `h` leaving its egress switch at
+    /// `start`: with `early` marks, a congestion ack acking no bytes;
+    /// without, the ack of the packet's departure with the marks it got.
+    fn fabric_ack_of(&mut self, h: PacketId, early: Option<Marks>, start: Ps) {
         let (p, c) = (*self.pool.hot(h), *self.pool.cold(h));
+        let (marks, acked) = match early {
+            Some(m) => (m, 0),
+            None => (Marks { ecn: false, level: c.mark, flows: c.mark_flows }, p.wire),
+        };
         // The data's path so far; the ack's own path is added on arrival.
         let a = Ack { src: p.src, dst: p.dst, wire: acked, marks, rtt: p.path_latency(), cnp: false, source: c.source, injected: c.injected };
         let id = self.signals.store(a);

@@ -26,7 +26,7 @@ use crate::event::Event;
 use crate::mpi::collectives::schedule;
 use crate::mpi::op::{Op, PROC_NULL};
 use crate::mpi::runtime::WireRecord;
-use crate::mpi::state::{Blocked, CollRun, Context, Envelope, Owner, PostedRecv, PutBurstRun, RmaKind, Wire};
+use crate::mpi::state::{reuse_or_push, Blocked, CollRun, Context, Envelope, Owner, PostedRecv, PutBurstRun, RmaKind, Wire};
 use crate::units::{ns_to_ps, Ps};
 
 impl Simulation {
@@ -215,20 +215,10 @@ impl Simulation {
             Op::PutBurst { comm, peer, bytes, count, req, completion } => {
                 let r = &mut self.mpi.ranks[g as usize];
                 let slot = r.open(Owner::Program, false);
-                let run = PutBurstRun { slot, comm, peer, bytes, completion, to_post: count, pending: 0, last: now, live: true };
-                let b = match r.bursts.iter().position(|x| !x.live) {
-                    Some(i) => {
-                        r.bursts[i] = run;
-                        i
-                    }
-                    None => {
-                        r.bursts.push(run);
-                        r.bursts.len() - 1
-                    }
-                } as u32;
+                let run = PutBurstRun { slot, comm, peer, bytes, completion, to_post: count, pending: 0, last: now };
+                let b = reuse_or_push(&mut r.bursts, run, PutBurstRun::over);
                 self.mpi_bind(g, req, slot);
                 if count == 0 {
-                    self.mpi.ranks[g as usize].bursts[b as usize].live = false;
                     self.mpi_complete(g, slot, now);
                 } else {
                     self.mpi_burst_post(g, b);
@@ -717,8 +707,7 @@ impl Simulation {
                 let run = &mut r.bursts[b as usize];
                 run.pending -= 1;
                 run.last = run.last.max(at);
-                if run.pending == 0 && run.to_post == 0 {
-                    run.live = false;
+                if run.over() {
                     let (s, last) = (run.slot, run.last);
                     self.mpi_complete(g, s, last);
                 }
@@ -749,16 +738,7 @@ impl Simulation {
         let ctx = if kind == crate::mpi::Collective::Alltoall { Context::Alltoall } else { Context::Collective };
         let run = CollRun { ctx, comm, tag: *tag, rounds, round: 0, pending: 0, req: slot, live: true, ready: self.clock.now, started: false };
         *tag = tag.wrapping_add(1);
-        let c = match r.colls.iter().position(|x| !x.live) {
-            Some(i) => {
-                r.colls[i] = run;
-                i
-            }
-            None => {
-                r.colls.push(run);
-                r.colls.len() - 1
-            }
-        } as u32;
+        let c = reuse_or_push(&mut r.colls, run, |x| !x.live);
         self.mpi_next_round(g, c);
         slot
     }

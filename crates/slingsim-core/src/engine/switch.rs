@@ -302,7 +302,7 @@ impl Simulation {
         let fall_through = self.switches.latency.of(out);
         p.ready = now + fall_through;
         p.extend_path(fall_through);
-        let (ready, wire, class, src, data) = (p.ready, p.wire, p.class, p.src, p.kind == PacketKind::Data);
+        let (ready, wire, class, src) = (p.ready, p.wire, p.class, p.src);
         if self.qos.any_lossy && self.qos.classes[class as usize].spec.lossy && self.channels.tx[out].queued_bytes >= self.qos.lossy_queue_bytes {
             self.drop_lossy(h);
             return;
@@ -317,10 +317,7 @@ impl Simulation {
         let first = &mut self.channels.tx[out].queues;
         let in_ch = self.pool.hot(h).in_ch;
         self.switches.push(first, vc as u8, Queued { ready, h, in_ch, wire });
-        if data {
-            // Acks and CNPs are no flow of their own: congestion control sees data only.
-            self.egress_enqueued(h, out, to_endpoint, wire, src);
-        }
+        self.egress_enqueued(h, out, to_endpoint, wire, src);
         let t = &mut self.channels.tx[out];
         t.queued_bytes += wire as u64;
         t.queued_packets += 1;
@@ -475,15 +472,17 @@ impl Simulation {
         }
     }
 
-    /// Congestion control sees packet `h` from `src` join the queue of
-    /// output `out`; an early congestion ack goes back if it says so (for
-    /// data only: acks are no flow of their own).
+    /// Congestion control sees data packet `h` from `src` join the queue
+    /// of output `out` (acks and CNPs are no flow of their own: it sees
+    /// data only, in both switch models); an early congestion ack goes
+    /// back if it says so.
     pub(super) fn egress_enqueued(&mut self, h: PacketId, out: ChannelId, to_endpoint: bool, wire: u32, src: crate::ids::EndpointId) {
+        if self.pool.hot(h).kind != PacketKind::Data {
+            return;
+        }
         let queued = self.channels.tx[out].queued_bytes + wire as u64;
         if let Some(marks) = self.cc.on_egress_enqueue(out, to_endpoint, queued, src) {
-            if self.pool.hot(h).kind == PacketKind::Data {
-                self.send_congestion_ack(h, marks, self.clock.now);
-            }
+            self.send_congestion_ack(h, marks, self.clock.now);
         }
     }
 

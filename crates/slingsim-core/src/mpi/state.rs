@@ -100,7 +100,24 @@ pub struct CollRun {
     pub started: bool,
 }
 
-/// A put burst a rank is posting or waiting for (`Op::PutBurst`).
+/// Stores `run` in the first entry of `runs` that `done` says is over, or
+/// in a new one; returns its index. A rank's collectives and put bursts
+/// reuse their finished entries this way.
+pub fn reuse_or_push<T>(runs: &mut Vec<T>, run: T, done: impl Fn(&T) -> bool) -> u32 {
+    match runs.iter().position(done) {
+        Some(i) => {
+            runs[i] = run;
+            i as u32
+        }
+        None => {
+            runs.push(run);
+            (runs.len() - 1) as u32
+        }
+    }
+}
+
+/// A put burst a rank is posting or waiting for (`Op::PutBurst`); over
+/// once nothing is left to post or to complete.
 #[derive(Clone, Copy, Debug)]
 pub struct PutBurstRun {
     /// The request the program waits on.
@@ -114,8 +131,13 @@ pub struct PutBurstRun {
     pub pending: u32,
     /// When the latest completed put completed.
     pub last: Ps,
-    /// Still posting or waiting for a put (a finished entry is reused).
-    pub live: bool,
+}
+
+impl PutBurstRun {
+    /// Every put posted and complete (the entry may be reused).
+    pub fn over(&self) -> bool {
+        self.to_post == 0 && self.pending == 0
+    }
 }
 
 /// A one-sided operation the CPU has posted, as its NIC holds it.

@@ -2,8 +2,14 @@
 each a full Fig. 9 study; the engine runs of those studies are exercised by test_congestion_heatmap."""
 from __future__ import annotations
 
-from slingsim.experiments.congestion_distribution import AGGRESSOR_PPN, cases, key_figures, small_pool, summarise
-from slingsim.experiments.congestion_heatmap import QUICK_SYSTEMS, planned_nodes, point_shares, split_pool, study_points
+import json
+
+from slingsim import _core, api
+from slingsim.experiments.congestion_distribution import (AGGRESSOR_PPN, QUICK_PPN_ALLTOALL_POINTS, cases,
+                                                          key_figures, small_pool, summarise)
+from slingsim.experiments.congestion_heatmap import (QUICK_ALLTOALL_START_NS, QUICK_SYSTEMS, QUICK_VICTIMS,
+                                                     START_NS, planned_nodes, point_shares, split_pool,
+                                                     study_points)
 from slingsim.experiments.placement import group_pool
 
 
@@ -37,6 +43,54 @@ def test_cases_cover_the_three_panels():
             else:
                 used = victim["nodes"]["list"] + aggressor["nodes"]["list"]
                 assert len(set(used)) == len(used) >= 127  # a pingpong victim leaves an odd node idle
+
+
+def test_quick_starts_early_only_beside_a_steady_all_to_all():
+    for labels, points in cases(quick=True):
+        victims = {(p[0]["victim"], p[0]["aggressor"]) for p in points if p[0]["system"] == "Aries"}
+        for lab, iso, con in points:
+            start = con["job"][0]["start_ns"]
+            assert iso["job"][0]["start_ns"] == start
+            if lab["aggressor"] == "incast":
+                assert start >= START_NS
+            elif labels["panel"].startswith("B"):
+                assert start == START_NS  # 24 copies in step: not steady before 1 ms
+            else:
+                assert start == QUICK_ALLTOALL_START_NS
+        if labels["panel"].startswith("B"):
+            assert victims == {(v, "incast") for v in QUICK_VICTIMS} | {
+                (v, "all-to-all") for placement, v in QUICK_PPN_ALLTOALL_POINTS if placement == labels["case"]}
+        else:
+            assert victims == {(v, a) for v in QUICK_VICTIMS for a in ("incast", "all-to-all")}
+    for labels, points in cases(quick=False)[:4]:
+        assert all(con["job"][0]["start_ns"] >= START_NS for _, _, con in points)
+        assert len(points) == 2 * 2 * 3 * 12  # full mode keeps every victim beside both aggressors
+
+
+def delivered_rates(cfg, windows_ns):
+    """Bytes per ns the network delivers in each window (a list of end times)."""
+    sim = _core.Simulation(json.dumps(api.resolved_config(cfg)))
+    rates, last_t, last_b = [], 0.0, 0
+    for t in windows_ns:
+        sim.run_until(t)
+        got = json.loads(sim.summary_json())["bytes_delivered"]
+        rates.append((got - last_b) / (t - last_t))
+        last_t, last_b = t, got
+    return rates
+
+
+def test_quick_alltoall_aggressor_is_steady_when_the_victim_starts():
+    # The quick victims start at 0.2 ms beside a one-process all-to-all: by then the aggressor
+    # delivers what it delivers later on. Crystal's 64 B packets make this the costly system.
+    (_, points), = [c for c in cases(quick=True) if c[0]["case"] == "linear" and c[0]["panel"].startswith("A")]
+    for system in QUICK_SYSTEMS:
+        (_, _, con), = [p for p in points if p[0]["system"] == system and p[0]["aggressor"] == "all-to-all"
+                        and p[0]["victim"] == "pingpong 8B"]
+        con["job"] = con["job"][1:]  # the aggressor alone
+        # Rates over the 0.1 ms before the victims start and the 0.2 ms after.
+        start = QUICK_ALLTOALL_START_NS
+        _, before, after = delivered_rates(con, [start - 100_000.0, start, start + 200_000.0])
+        assert abs(before / after - 1) < 0.12, (system, before, after)
 
 
 def test_summary_counts_lower_bounds():
@@ -75,7 +129,8 @@ def test_quick_cases_meet_where_the_configs_fix_the_nodes():
             else:
                 known += 1
                 assert shares["meets"], labels
-    assert known == 5 * 12
+    # A and C: 12 points each; B: 3 victims beside the incast and the quick few beside the all-to-all.
+    assert known == 3 * 12 + 2 * 2 * 3 + 2 * sum(p != "random" for p, _ in QUICK_PPN_ALLTOALL_POINTS)
 
 
 def test_key_figures_give_each_violins_maximum():

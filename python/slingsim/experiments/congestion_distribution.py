@@ -14,6 +14,10 @@ than linear (impacts up to ~150), busier aggressors worse still, fewer
 nodes milder (max 154 -> 40); Slingshot stays below ~2 everywhere and its
 distributions are narrow.
 
+``--quick`` starts victims beside a one-process-per-node all-to-all at 0.2 ms
+(``congestion_heatmap.QUICK_ALLTOALL_START_NS``) and runs one point beside (B)'s all-to-all
+(``QUICK_PPN_ALLTOALL_POINTS``), so it takes under 5 minutes on one core.
+
 (B) runs the paper's 24 aggressor processes per node as the paper does:
 each process slot runs its own copy of the pattern over one process per
 node (``ppn_copies``; [DeSensi20] Sec. III: "the congestion pattern is
@@ -68,6 +72,12 @@ SMALL_GROUP_NODES = 64
 """Fig. 10 (C): nodes taken from each of two groups."""
 SMALL_GROUP_PER_SWITCH = 8
 """Fig. 10 (C): at most this many of a group's nodes from each switch, so a 10% victim spans switches."""
+QUICK_PPN_ALLTOALL_POINTS = (("random", "pingpong 8B"),)
+"""``--quick``, panel (B): the (placement, victim) pairs run beside the 24-copy all-to-all; every victim
+runs beside the incast. Those copies start in step and are not steady before the victim's 1 ms start,
+and each such point costs about 30 s on one core (Crystal's 64 B packets), so quick keeps one: the
+small-message victim the paper finds most hurt, with the random placement where the paper finds 24
+aggressor processes hurt most. Full mode runs every victim with every placement."""
 
 
 def small_pool(preset: str, groups: int = 2, per_group: int = SMALL_GROUP_NODES) -> List[int]:
@@ -84,8 +94,11 @@ def cases(quick: bool = False) -> List[Tuple[Dict[str, Any], List[Tuple[Dict[str
         out.append(({"panel": "A: placement", "case": placement},
                     study_points(quick, placement=placement)))
     for placement in PLACEMENTS:
-        out.append(({"panel": f"B: aggressor PPN {AGGRESSOR_PPN}", "case": placement},
-                    study_points(quick, placement=placement, aggressor_ppn=AGGRESSOR_PPN)))
+        points = study_points(quick, placement=placement, aggressor_ppn=AGGRESSOR_PPN)
+        if quick:
+            points = [p for p in points
+                      if p[0]["aggressor"] == "incast" or (placement, p[0]["victim"]) in QUICK_PPN_ALLTOALL_POINTS]
+        out.append(({"panel": f"B: aggressor PPN {AGGRESSOR_PPN}", "case": placement}, points))
     pools = {system: small_pool(preset) for system, preset in SMALL_SYSTEMS.items()}
     out.append(({"panel": f"C: {2 * SMALL_GROUP_NODES} nodes", "case": "linear"},
                 study_points(quick, systems=SMALL_SYSTEMS, pools=pools)))

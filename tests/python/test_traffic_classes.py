@@ -9,7 +9,9 @@ from slingsim.experiments.traffic_classes import (
     bandwidth_key_figures,
     bandwidth_phases,
     check_shares,
+    cross_group_round,
     job_nodes,
+    latency_configs,
     latency_key_figures,
     run_traffic_classes_bandwidth,
     run_traffic_classes_latency,
@@ -32,6 +34,20 @@ def test_jobs_share_switches_and_both_cross_groups():
         check_shares("t", list(range(64)), list(range(128, 192)))
     with pytest.raises(RuntimeError, match="share 0 switches"):  # both cross groups, on different switches
         check_shares("t", list(range(8)) + list(range(128, 136)), list(range(16, 24)) + list(range(144, 152)))
+
+
+def test_the_alltoall_runs_the_rounds_that_cross_the_tapered_links():
+    # 64 nodes in node order, 32 per group: with 16 ranks per node the pairwise partner r XOR i is on
+    # the rank's own node below round 16 and in its own group below round 512.
+    _, alltoall_nodes = job_nodes()
+    assert cross_group_round(alltoall_nodes, 16) == 512
+    assert cross_group_round(alltoall_nodes, 1) == 32
+    with pytest.raises(RuntimeError, match="crosses between groups"):
+        cross_group_round(list(range(64)), 16)  # one group: no round crosses
+    for case, cfg in latency_configs().items():
+        assert all(job["ppn"] == 16 for job in cfg["job"])  # the paper's 16 processes per node
+        if case != "isolated":
+            assert cfg["job"][1]["params"] == {"first_round": 512}
 
 
 def test_latency_key_figures():
@@ -59,12 +75,11 @@ def test_own_class_shields_the_allreduce(tmp_path):
     assert table_checks(table)["shares_checked"]
     rows = {r["case"]: r for r in table.to_pylist()}
     assert rows["isolated"]["impact"] == 1.0
-    # Measured with main's host stack: 1.36x with nic.acks = "instant", 1.24x with
-    # acks as packets (the alltoall's acks share the tapered global links, so it
-    # delivers 2.4% less and its windows are cut half as often); own class 1.02x.
-    assert rows["same class"]["impact"] > 1.15
-    assert rows["same class"]["impact"] > rows["separate classes"]["impact"] + 0.1
-    assert rows["separate classes"]["impact"] < 1.15
+    # Issue 12: each within 1.5x of the paper's excess over 1 (2.85x: 1.85; 1.15x: 0.15). Measured
+    # 2026-11-28 with 16 processes per node and the alltoall's cross-group rounds: 3.22x and 1.11x.
+    same, own = rows["same class"]["impact"] - 1, rows["separate classes"]["impact"] - 1
+    assert 1.85 / 1.5 <= same <= 1.85 * 1.5
+    assert 0.15 / 1.5 <= own <= 0.15 * 1.5
     assert (tmp_path / "traffic_classes_latency.png").is_file()
 
 

@@ -15,18 +15,28 @@ the 128 nodes are the first 8 of every switch of groups 0 and 1 (node i
 to the first job, i + 1 to the second), so both jobs cross the tapered
 global links between the two groups; [DeSensi20] does not say which groups
 its nodes were in. The
-taper is ``links.global_bandwidth_bps`` = 25% of 200 Gb/s. Jobs run one
-process per node (the paper: 16), which keeps the alltoall's pairwise
-rounds short enough that the allreduce sees every phase of it within a few
-milliseconds. A bisection job is a flow of ``BISECTION_BYTES`` from each of
+taper is ``links.global_bandwidth_bps`` = 25% of 200 Gb/s.
+
+Fig. 13's jobs run the paper's 16 processes per node. A 256 KiB alltoall
+over their 1024 ranks is MPICH's pairwise exchange (partner r XOR i in
+round i), and with ranks in node order its rounds below 16 stay on the
+node, its rounds below 512 inside a group: only from round
+``cross_group_round`` on do its messages cross the tapered global links
+the allreduce crosses, about 0.17 s into it (measured beside the
+allreduce: 15.74 us an iteration, exactly its time alone, through the
+first rounds). So the alltoall job runs its pairwise rounds from that one
+on (``alltoall-aggressor`` with ``params.first_round``), again and again;
+the recipe derives the round from the nodes and checks that every pair of
+every round it runs is in two groups (``rounds_cross_groups``). Before
+2026-11-28 the jobs ran one process per node. A bisection job is a flow of ``BISECTION_BYTES`` from each of
 its nodes to a partner in the other half (the ``bisection`` pattern), so it
 ends when its data is through, as the paper's jobs do. The second job
 moves twice the first one's data, so that it still runs, alone, once the
 first is done (the paper's third phase).
 
-Both studies take seconds, so ``quick`` runs them whole: a shorter run
-would end before the alltoall's rounds cross groups or before the second
-job has started.
+Both studies take at most about two minutes on one core, so ``quick`` runs
+them whole: a shorter run would measure fewer allreduces beside the
+alltoall, or end before the second bisection job has started.
 
 Both recipes report only if the two jobs share what the figures need
 (:func:`check_shares`): each job spans at least two groups, so its traffic
@@ -63,6 +73,8 @@ CLASSES = [{"name": "tc1", "dscp": 10, "min_share": 0.8}, {"name": "tc2", "dscp"
 ALLTOALL_START_NS = 400_000.0
 ALLREDUCE_ITERATIONS = 400
 ALLTOALL_BYTES = 262_144
+LATENCY_PPN = 16
+"""[DeSensi20] Sec. III-B: each Fig. 13 job has 64 nodes and 16 processes per node."""
 SECOND_JOB_START_NS = 900_000.0
 BISECTION_BYTES = 16_000_000
 """Per flow of the first job (the second moves twice as much). Large enough that
@@ -109,21 +121,46 @@ def tapered_malbec() -> Config:
     return cfg
 
 
+def pairwise_partner(ranks: int, r: int, i: int) -> int:
+    """Rank ``r``'s partner in round ``i`` of MPICH's pairwise alltoall over ``ranks`` (what it sends to)."""
+    return r ^ i if ranks & (ranks - 1) == 0 else (r + i) % ranks
+
+
+def cross_group_round(nodes: List[int], ppn: int) -> int:
+    """The first round of a pairwise alltoall over ``nodes`` (``ppn`` ranks each, in node order) from which
+    every rank's partner, in that round and every later one, is on a node of another group; raises if no
+    round is."""
+    layout = NodeLayout(load_config(SYSTEM)["topology"])
+    group = [layout.group(n) for n in nodes for _ in range(ppn)]
+    ranks = len(group)
+    crossing = [all(group[r] != group[pairwise_partner(ranks, r, i)] for r in range(ranks)) for i in range(ranks)]
+    first = ranks
+    while first > 1 and crossing[first - 1]:
+        first -= 1
+    if first >= ranks:
+        raise RuntimeError("traffic-classes-latency: no round of the alltoall crosses between groups for every "
+                           "rank; place its nodes over two groups, each group's nodes together")
+    return first
+
+
 def latency_configs() -> Dict[str, Config]:
-    """Fig. 13: the allreduce alone and beside the alltoall in each case."""
+    """Fig. 13: the allreduce alone and beside the alltoall in each case, 16 processes per node; the
+    alltoall runs its pairwise rounds from the first that crosses between groups (module docstring)."""
     allreduce_nodes, alltoall_nodes = job_nodes()
     iso = tapered_malbec()
     iso["sim"]["stop_after_job"] = "allreduce"
     iso["job"] = [{"name": "allreduce", "workload": "allreduce", "bytes": 8,
-                   "iterations": ALLREDUCE_ITERATIONS,
+                   "iterations": ALLREDUCE_ITERATIONS, "ppn": LATENCY_PPN,
                    "nodes": {"list": allreduce_nodes}, "class": "tc2"}]
     configs = {"isolated": iso}
+    first_round = cross_group_round(alltoall_nodes, LATENCY_PPN)
     for case, (bulk, small) in CASES.items():
         cfg = copy.deepcopy(iso)
         cfg["job"][0]["class"] = small
-        cfg["job"].append({"name": "alltoall", "workload": "alltoall", "bytes": ALLTOALL_BYTES, "iterations": 1,
-                           "repeat": True, "start_ns": ALLTOALL_START_NS, "nodes": {"list": alltoall_nodes},
-                           "class": bulk})
+        cfg["job"].append({"name": "alltoall", "workload": "alltoall-aggressor", "bytes": ALLTOALL_BYTES,
+                           "iterations": 1, "repeat": True, "start_ns": ALLTOALL_START_NS,
+                           "ppn": LATENCY_PPN, "params": {"first_round": first_round},
+                           "nodes": {"list": alltoall_nodes}, "class": bulk})
         configs[case] = cfg
     return configs
 
@@ -161,7 +198,9 @@ def run_traffic_classes_latency(
         rows.append({"case": case, "iterations": len(during), "mean_ns": mean,
                      "p99_ns": _percentile(during, 0.99), "impact": mean / isolated if mean else None})
         series_rows += [{"case": case, "end_ns": end, "time_ns": t} for end, t in series]
-    checks = {**latency_key_figures(rows), "shares_checked": True, "shares": shares}
+    first_round = configs["same class"]["job"][1]["params"]["first_round"]
+    checks = {**latency_key_figures(rows), "ppn": LATENCY_PPN, "alltoall_first_round": first_round,
+              "rounds_cross_groups": True, "shares_checked": True, "shares": shares}
     with study_output(out_dir, summaries.values(), started, {"quick": quick}) as out:
         out.write(traffic_classes_latency=rows, traffic_classes_latency_iterations=series_rows)
         plot_latency(series_rows, rows, out.path / "traffic_classes_latency.png", out.provenance)

@@ -4,7 +4,7 @@
 
 use super::{compute, Spec};
 use crate::mpi::op::{Collective, Op, Program};
-use crate::error::Result;
+use crate::error::{ConfigError, Result};
 
 /// How the ranks of a many-to-one pattern reach its target.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -80,15 +80,95 @@ pub fn incast(spec: &Spec) -> Result<Program> {
 }
 
 /// All-to-all of `bytes` per pair, `burst_messages` (at least 1) in a row
-/// per burst, then the pause of a bursty aggressor.
+/// per burst, then the pause of a bursty aggressor. With
+/// `params.first_round = k` (at least 1) each alltoall is MPICH's pairwise
+/// exchange written out from its round `k` on (see [`pairwise_rounds`]).
 pub fn alltoall(spec: &Spec) -> Result<Program> {
-    let mut p = Program::new(spec.ranks);
-    for ops in p.ops.iter_mut() {
+    let n = spec.ranks;
+    let first_round = match spec.params.get("first_round") {
+        None => None,
+        Some(_) => {
+            let k = spec.param_u32("first_round", 1)?;
+            if k == 0 || k >= n.max(2) {
+                return Err(ConfigError::new(
+                    format!("{}.params.first_round", spec.field),
+                    format!("{k} is not a round of a pairwise alltoall over {n} ranks (rounds 1 to {}); leave it out to run every round", n.saturating_sub(1).max(1)),
+                ));
+            }
+            Some(k)
+        }
+    };
+    let mut p = Program::new(n);
+    for (r, ops) in p.ops.iter_mut().enumerate() {
         for _ in 0..spec.iterations {
-            alltoalls(ops, spec.burst_messages.max(1), spec.bytes);
+            for _ in 0..spec.burst_messages.max(1) {
+                match first_round {
+                    Some(k) => pairwise_rounds(ops, n, r as u32, k, spec.bytes),
+                    None => alltoalls(ops, 1, spec.bytes),
+                }
+            }
             compute(ops, spec.burst_gap_ns);
             ops.push(Op::IterationEnd);
         }
     }
     Ok(p)
+}
+
+/// Rank `r`'s rounds `first..n` of MPICH's pairwise-exchange alltoall over
+/// `n` ranks, the algorithm above 32 KiB per pair: in round i it sends
+/// `bytes` to and receives them from r XOR i (`n` a power of two), or sends
+/// to r + i and receives from r - i, and waits for both before the next
+/// round (a blocking sendrecv). Starting past round 1 skips the rounds
+/// whose partners sit on the rank's own node or switch: with 16 ranks per
+/// node in node order, rounds below 16 stay on the node ([DeSensi20]
+/// Fig. 13, docs/experiments.md).
+pub fn pairwise_rounds(ops: &mut Vec<Op>, n: u32, r: u32, first: u32, bytes: u64) {
+    for i in first..n {
+        let (dst, src) = if n.is_power_of_two() { (r ^ i, r ^ i) } else { ((r + i) % n, (r + n - i) % n) };
+        ops.push(Op::Irecv { comm: 0, peer: src as i32, tag: 0, bytes, req: 0 });
+        ops.push(Op::Isend { comm: 0, peer: dst as i32, tag: 0, bytes, req: 1 });
+        ops.push(Op::Wait { reqs: vec![0, 1] });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mpi::workloads::check::{consistent, params, spec};
+    use serde_json::json;
+
+    /// The partners rank `r` sends to, in order.
+    fn partners(p: &Program, r: usize) -> Vec<i32> {
+        p.ops[r].iter().filter_map(|op| if let Op::Isend { peer, .. } = op { Some(*peer) } else { None }).collect()
+    }
+
+    #[test]
+    fn pairwise_rounds_from_a_later_round_skip_the_earlier_partners() {
+        for n in [16u32, 12] {
+            let par = params(json!({"first_round": 5}));
+            let p = alltoall(&spec(&par, n, 4096, 2, 0.0, 0)).unwrap();
+            consistent(&p);
+            for r in 0..n as usize {
+                let sent = partners(&p, r);
+                assert_eq!(sent.len(), 2 * (n as usize - 5), "two iterations of rounds 5..n");
+                let expect: Vec<i32> = (5..n).map(|i| if n.is_power_of_two() { (r as u32 ^ i) as i32 } else { ((r as u32 + i) % n) as i32 }).collect();
+                assert_eq!(sent[..expect.len()], expect[..]);
+            }
+        }
+        // Round 1 on: every other rank once per alltoall, as MPI_Alltoall's pairwise exchange.
+        let par = params(json!({"first_round": 1}));
+        let p = alltoall(&spec(&par, 8, 4096, 1, 0.0, 0)).unwrap();
+        let mut all = partners(&p, 3);
+        all.sort();
+        assert_eq!(all, vec![0, 1, 2, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn a_first_round_outside_the_alltoall_is_refused_naming_it() {
+        for k in [0u32, 8, 9] {
+            let par = params(json!({"first_round": k}));
+            let e = alltoall(&spec(&par, 8, 4096, 1, 0.0, 0)).unwrap_err().to_string();
+            assert!(e.contains("params.first_round") && e.contains("rounds 1 to 7"), "{e}");
+        }
+    }
 }

@@ -205,7 +205,7 @@ fn build(spec: &Spec<'_>, workload: Workload) -> Result<Program> {
             aggressors::incast(&spec)
         }
         Workload::AlltoallAggressor => {
-            spec.only_params(&[])?;
+            spec.only_params(&["first_round"])?;
             aggressors::alltoall(&spec)
         }
         Workload::GpcnetRrLatency => {

@@ -133,9 +133,8 @@ def cross_group_round(nodes: List[int], ppn: int) -> int:
     layout = NodeLayout(load_config(SYSTEM)["topology"])
     group = [layout.group(n) for n in nodes for _ in range(ppn)]
     ranks = len(group)
-    crossing = [all(group[r] != group[pairwise_partner(ranks, r, i)] for r in range(ranks)) for i in range(ranks)]
-    first = ranks
-    while first > 1 and crossing[first - 1]:
+    first = ranks  # walk down from the last round while every pair of the round crosses
+    while first > 1 and all(group[r] != group[pairwise_partner(ranks, r, first - 1)] for r in range(ranks)):
         first -= 1
     if first >= ranks:
         raise RuntimeError("traffic-classes-latency: no round of the alltoall crosses between groups for every "

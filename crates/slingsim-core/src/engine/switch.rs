@@ -456,9 +456,7 @@ impl Simulation {
     fn transmit(&mut self, ch: ChannelId, vc: usize, to_switch: bool) {
         let first = &mut self.channels.tx[ch].queues;
         let h = self.switches.pop(first, vc as u8);
-        if self.cc.active() && self.pool.hot(h).kind == PacketKind::Data {
-            self.mark_congestion(h, ch, !to_switch);
-        }
+        self.mark_congestion(h, ch, !to_switch);
         let wire = self.pool.hot(h).wire;
         let t = &mut self.channels.tx[ch];
         t.queued_bytes -= wire as u64;
@@ -476,8 +474,9 @@ impl Simulation {
     /// of output `out` (acks and CNPs are no flow of their own: it sees
     /// data only, in both switch models); an early congestion ack goes
     /// back if it says so.
+    #[inline]
     pub(super) fn egress_enqueued(&mut self, h: PacketId, out: ChannelId, to_endpoint: bool, wire: u32, src: crate::ids::EndpointId) {
-        if self.pool.hot(h).kind != PacketKind::Data {
+        if !self.cc.active() || self.pool.hot(h).kind != PacketKind::Data {
             return;
         }
         let queued = self.channels.tx[out].queued_bytes + wire as u64;
@@ -486,12 +485,20 @@ impl Simulation {
         }
     }
 
-    /// Congestion control sees packet `h` leave the queue of output `ch`
-    /// (which held `queued_bytes` with it) and may mark it.
+    /// Congestion control sees data packet `h` leave the queue of output
+    /// `ch` (which held `queued_bytes` with it) and may mark it; acks and
+    /// CNPs pass unseen, in both switch models.
+    #[inline]
     pub(super) fn mark_congestion(&mut self, h: PacketId, ch: ChannelId, to_endpoint: bool) {
+        if !self.cc.active() {
+            return;
+        }
         let queued = self.channels.tx[ch].queued_bytes;
         let (src, dst, ecn, end) = {
             let p = self.pool.hot(h);
+            if p.kind != PacketKind::Data {
+                return;
+            }
             (p.src, p.dst, p.flags & FLAG_ECN != 0, p.flags & crate::packet::FLAG_MESSAGE_END != 0)
         };
         let mut marks = Marks { ecn, level: 0, flows: 0 };

@@ -277,9 +277,7 @@ impl Simulation {
             *owed = debtor;
         }
         let h = self.pop_request(ch, granted);
-        if self.cc.active() && self.pool.hot(h).kind == crate::packet::PacketKind::Data {
-            self.mark_congestion(h, ch, !to_switch);
-        }
+        self.mark_congestion(h, ch, !to_switch);
         let t = &mut self.channels.tx[ch];
         t.queued_bytes -= q.wire as u64;
         t.queued_packets -= 1;

@@ -3,6 +3,7 @@
 //! burst of messages, then a pause: Fig. 12).
 
 use super::{compute, Spec};
+use crate::mpi::collectives::{schedule, Algorithm};
 use crate::mpi::op::{Collective, Op, Program};
 use crate::error::{ConfigError, Result};
 
@@ -85,19 +86,13 @@ pub fn incast(spec: &Spec) -> Result<Program> {
 /// exchange written out from its round `k` on (see [`pairwise_rounds`]).
 pub fn alltoall(spec: &Spec) -> Result<Program> {
     let n = spec.ranks;
-    let first_round = match spec.params.get("first_round") {
-        None => None,
-        Some(_) => {
-            let k = spec.param_u32("first_round", 1)?;
-            if k == 0 || k >= n.max(2) {
-                return Err(ConfigError::new(
-                    format!("{}.params.first_round", spec.field),
-                    format!("{k} is not a round of a pairwise alltoall over {n} ranks (rounds 1 to {}); leave it out to run every round", n.saturating_sub(1).max(1)),
-                ));
-            }
-            Some(k)
-        }
-    };
+    let first_round = if spec.params.contains_key("first_round") { Some(spec.param_u32("first_round", 1)?) } else { None };
+    if let Some(k) = first_round.filter(|&k| k == 0 || k >= n.max(2)) {
+        return Err(ConfigError::new(
+            format!("{}.params.first_round", spec.field),
+            format!("{k} is not a round of a pairwise alltoall over {n} ranks (rounds 1 to {}); leave it out to run every round", n.saturating_sub(1).max(1)),
+        ));
+    }
     let mut p = Program::new(n);
     for (r, ops) in p.ops.iter_mut().enumerate() {
         for _ in 0..spec.iterations {
@@ -115,19 +110,24 @@ pub fn alltoall(spec: &Spec) -> Result<Program> {
 }
 
 /// Rank `r`'s rounds `first..n` of MPICH's pairwise-exchange alltoall over
-/// `n` ranks, the algorithm above 32 KiB per pair: in round i it sends
-/// `bytes` to and receives them from r XOR i (`n` a power of two), or sends
-/// to r + i and receives from r - i, and waits for both before the next
-/// round (a blocking sendrecv). Starting past round 1 skips the rounds
-/// whose partners sit on the rank's own node or switch: with 16 ranks per
-/// node in node order, rounds below 16 stay on the node ([DeSensi20]
-/// Fig. 13, docs/experiments.md).
+/// `n` ranks, the algorithm above 32 KiB per pair (the collective's own
+/// schedule, [`schedule`]): each round's receive and send, then a wait for
+/// both (a blocking sendrecv). Starting past round 1 skips the rounds whose
+/// partners sit on the rank's own node or switch: with 16 ranks per node in
+/// node order, rounds below 16 stay on the node ([DeSensi20] Fig. 13,
+/// docs/experiments.md).
 pub fn pairwise_rounds(ops: &mut Vec<Op>, n: u32, r: u32, first: u32, bytes: u64) {
-    for i in first..n {
-        let (dst, src) = if n.is_power_of_two() { (r ^ i, r ^ i) } else { ((r + i) % n, (r + n - i) % n) };
-        ops.push(Op::Irecv { comm: 0, peer: src as i32, tag: 0, bytes, req: 0 });
-        ops.push(Op::Isend { comm: 0, peer: dst as i32, tag: 0, bytes, req: 1 });
-        ops.push(Op::Wait { reqs: vec![0, 1] });
+    for round in schedule(Collective::Alltoall, Algorithm::Pairwise, n, r, bytes, 0, None).into_iter().skip(first as usize - 1) {
+        let mut req = 0;
+        for (peer, b) in round.recvs {
+            ops.push(Op::Irecv { comm: 0, peer: peer as i32, tag: 0, bytes: b, req });
+            req += 1;
+        }
+        for (peer, b) in round.sends {
+            ops.push(Op::Isend { comm: 0, peer: peer as i32, tag: 0, bytes: b, req });
+            req += 1;
+        }
+        ops.push(Op::Wait { reqs: (0..req).collect() });
     }
 }
 

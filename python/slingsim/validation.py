@@ -240,8 +240,9 @@ CLAIMS: Sequence[Claim] = (
           "3.55x (LAMMPS beside an incast on 75%)", 3.55, check("max_impact"),
           "congestion control protects the applications (at most 4x)", _le(check("max_impact"), 4.0)),
     Claim("bursty-incast", "[DeSensi20] Fig. 12", "worst impact of a bursty incast", "1.21x, medium messages",
-          1.21, check("max_impact"), "the smallest and largest messages hurt less than the worst case",
-          _le(check("smallest_and_largest_messages_max_impact"), check("max_impact"))),
+          1.21, check("max_impact"),
+          "medium messages hurt more than the smallest and the largest (by more than 0.01, the figure's two decimals)",
+          check("medium_hurts_most")),
     Claim("bursty-incast", "[DeSensi20] Fig. 12", "bursts of 10^6 messages, largest impact difference from persistent",
           "no difference between bursts of 10^6 messages and persistent congestion", None,
           lambda o: _max_of(v for v in (_get(o.checks, "longest_burst_minus_persistent") or {}).values()

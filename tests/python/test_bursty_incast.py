@@ -13,9 +13,10 @@ def test_grid_has_a_persistent_row_and_every_burst_and_gap():
     points = study_points(quick=True)
     assert all([j["name"] for j in iso["job"]] == ["victim"] for _, iso, _ in points)
     labels = [p[0] for p in points]
+    # Quick keeps the figure's subject: the smallest, a medium and the largest size.
     assert {(l["aggressor_bytes"], l["burst_messages"]) for l in labels if l["burst_gap_ns"] is None} == {
-        (1024, 0), (131_072, 0)}
-    assert len(labels) == 2 * (1 + 3 * 2)
+        (8, 0), (1024, 0), (131_072, 0)}
+    assert len(labels) == 3 * (1 + 3 * 2)
     assert max(l["burst_messages"] for l in labels) == 1_000_000  # the paper's longest burst, in quick mode too
     for l, _, con in points:
         aggressor = con["job"][1]
@@ -72,7 +73,21 @@ def test_key_figures_find_the_largest_impact_and_where():
     assert checks["persistent_impact"] == 1.05
     assert checks["smallest_and_largest_bytes"] == [8, 131_072]
     assert checks["smallest_and_largest_messages_max_impact"] == 1.03
+    assert checks["medium_bytes"] == [1024] and checks["medium_messages_max_impact"] == 1.18
+    assert checks["medium_hurts_most"] is True
     assert checks["identical_points"] == 1 and checks["paper"]["max_impact"] == 1.21
+
+
+def test_a_medium_lead_within_the_figures_resolution_is_no_lead():
+    def row(nbytes, impact):
+        return {"aggressor_bytes": nbytes, "burst_messages": 10, "burst_gap_ns": 1000.0, "impact": impact,
+                "censored": False, "isolated_ns": 10.0, "congested_ns": 10.0 * impact}
+
+    flat = [row(8, 1.0003), row(1024, 1.0005), row(131_072, 1.0002)]
+    assert key_figures(flat)["medium_hurts_most"] is False  # all equal at two decimals: nothing to order
+    ends_worst = [row(8, 1.02), row(1024, 1.3), row(131_072, 1.4)]
+    assert key_figures(ends_worst)["medium_hurts_most"] is False
+    assert key_figures([row(1024, 1.2), row(131_072, 1.0)])["medium_hurts_most"] is None  # no size between
 
 
 def test_the_longest_bursts_count_as_persistent_only_when_close_and_outlasting_the_victim():

@@ -230,6 +230,15 @@ CLAIMS: Sequence[Claim] = (
           "interleaved and random at least as bad as linear on Aries",
           _all_true(_ge(check("aries_max_impact", "interleaved"), check("aries_max_impact", "linear")),
                     _ge(check("aries_max_impact", "random"), check("aries_max_impact", "linear")))),
+    Claim("congestion-distribution", "[DeSensi20] Fig. 10 (B)",
+          "Aries, worst impact with 24 aggressor processes per node over 1, random placement",
+          "higher with 24 processes per node, most of all with random placement (values in the figure only)", None,
+          lambda o: (None if not isinstance(_get(o.checks, "aries_max_impact_by_ppn", "random"), (int, float))
+                     or not _get(o.checks, "aries_max_impact", "random")
+                     else o.checks["aries_max_impact_by_ppn"]["random"] / o.checks["aries_max_impact"]["random"]),
+          "24 aggressor processes per node at least as bad as 1 on Aries, for every placement",
+          _all_true(*(_ge(check("aries_max_impact_by_ppn", p), check("aries_max_impact", p))
+                      for p in ("linear", "interleaved", "random")))),
     Claim("congestion-distribution", "[DeSensi20] Fig. 10", "Slingshot, worst impact over the cases",
           "2.3 (below 2 in all but one case)", 2.3,
           lambda o: _max_of((_get(o.checks, "slingshot_max_impact") or {}).values()),

@@ -65,6 +65,22 @@ def test_traffic_class_claims():
                      o)["ordering_holds"] is False
 
 
+def test_bursty_incast_needs_a_medium_lead_and_busier_aggressors_must_hurt_more():
+    bursty = claim("bursty-incast", "worst impact of a bursty incast")
+    assert claim_row(bursty, Outcome([], {"max_impact": 1.2, "medium_hurts_most": True}))["ordering_holds"]
+    assert claim_row(bursty, Outcome([], {"max_impact": 1.0, "medium_hurts_most": False}))["ordering_holds"] is False
+    ppn = claim("congestion-distribution",
+                "Aries, worst impact with 24 aggressor processes per node over 1, random placement")
+    one = {"linear": 30.0, "interleaved": 30.0, "random": 34.2}
+    worse = Outcome([], {"aries_max_impact": one, "aries_max_impact_by_ppn": {"linear": 31.0, "interleaved": 36.8,
+                                                                              "random": 68.4}})
+    row = claim_row(ppn, worse)
+    assert row["ordering_holds"] and row["ours"] == pytest.approx(2.0)
+    mixed = Outcome([], {"aries_max_impact": one, "aries_max_impact_by_ppn": {"linear": 27.9, "interleaved": 36.8,
+                                                                              "random": 30.4}})
+    assert claim_row(ppn, mixed)["ordering_holds"] is False
+
+
 def test_shares_status():
     assert shares_status({"shares_checked": True, "paths_checked": True}) == "checked"
     assert shares_status({"shares_checked": False}) == "FAILED"

@@ -81,6 +81,19 @@ def test_bursty_incast_needs_a_medium_lead_and_busier_aggressors_must_hurt_more(
     assert claim_row(ppn, mixed)["ordering_holds"] is False
 
 
+def test_tc1_must_hold_80_20_and_each_job_alone_the_bottleneck():
+    c = claim("traffic-classes-bandwidth", "TC1's share while both run (min 80%)")
+    alone = {"same class": {"job1": 0.99, "job2": 0.97}, "separate classes": {"job1": 0.98, "job2": 0.96}}
+    assert claim_row(c, Outcome([], {"tc1_share": 0.79, "tc2_share": 0.21, "alone_fraction": alone}))["ordering_holds"]
+    assert claim_row(c, Outcome([], {"tc1_share": 0.74, "tc2_share": 0.26,
+                                     "alone_fraction": alone}))["ordering_holds"] is False
+    alone["same class"]["job2"] = None  # job 2 never ran alone for a whole bin: not a verdict against it
+    assert claim_row(c, Outcome([], {"tc1_share": 0.79, "tc2_share": 0.21, "alone_fraction": alone}))["ordering_holds"]
+    alone["same class"]["job1"] = 0.75
+    assert claim_row(c, Outcome([], {"tc1_share": 0.79, "tc2_share": 0.21,
+                                     "alone_fraction": alone}))["ordering_holds"] is False
+
+
 def test_shares_status():
     assert shares_status({"shares_checked": True, "paths_checked": True}) == "checked"
     assert shares_status({"shares_checked": False}) == "FAILED"

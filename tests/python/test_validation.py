@@ -102,11 +102,22 @@ def test_shares_status():
 
 def test_fitfly_ordering_reads_rows():
     c = claim("fitfly-networks", "AMG on Fit Fly at the highest background (ms)")
-    rows = [{"network": n, "workload": w, "background": b, "max_comm_time_ns": t, "comparison": "table-2"}
+    hops = {"fitfly": 2.6, "slimfly": 2.6, "dragonfly": 3.7, "megafly": 5.4}
+    rows = [{"network": n, "workload": w, "background": b, "max_comm_time_ns": t, "comparison": "table-2",
+             "mean_hops": hops[n]}
             for n, t in (("fitfly", 2e6), ("slimfly", 5e6), ("dragonfly", None), ("megafly", 9e6))
             for w in ("amg", "multigrid") for b in (0.0, 0.725)]
     row = claim_row(c, Outcome(rows, {"shares_checked": True}))
     assert row["ours"] == 2.0 and row["ordering_holds"] is True
+    for r in rows:
+        if r["network"] == "megafly":
+            r["mean_hops"] = 2.5  # Megafly takes the fewest hops: Slim Fly and Fit Fly no longer take fewer
+    assert claim_row(c, Outcome(rows, {}))["ordering_holds"] is False
+    for r in rows:
+        r["mean_hops"] = hops[r["network"]]
+        if r["network"] == "megafly" and r["background"] == 0.725:
+            r["max_comm_time_ns"] = 4e6  # Megafly ahead of Slim Fly at the highest background
+    assert claim_row(c, Outcome(rows, {}))["ordering_holds"] is False
     rows[1]["max_comm_time_ns"] = rows[3]["max_comm_time_ns"] = 99e6  # Fit Fly no longer lowest at 72.5%
     assert claim_row(c, Outcome(rows, {}))["ordering_holds"] is False
 

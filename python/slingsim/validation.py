@@ -147,38 +147,42 @@ def _tc1_share_and_alone(o: Outcome) -> Optional[bool]:
     return abs(tc1 - 0.80) <= 0.03 and all(v >= ALONE_FRACTION for v in measured)
 
 
-def _fitfly_lowest_at_top_background(o: Outcome) -> Optional[bool]:
-    """At the highest background, Fit Fly (EDR) has the lowest maximum communication time for both workloads
-    among the four Table 2 networks; a capped network counts as slower than any finished one."""
+TABLE_2_NETWORKS = frozenset({"slimfly", "fitfly", "dragonfly", "megafly"})
+
+
+def _times_at_top_background(o: Outcome) -> Optional[Dict[str, Dict[str, float]]]:
+    """Per workload, each Table 2 network's maximum communication time at the highest background (a capped
+    run as infinity: slower than any finished one); None unless every network has a row for every workload."""
     rows = [r for r in o.rows if r.get("comparison") == "table-2"]
     if not rows:
         return None
     top = max(r["background"] for r in rows)
-    verdicts = []
-    for workload in {r["workload"] for r in rows}:
-        mine = [r for r in rows if r["workload"] == workload and r["background"] == top]
-        time_of = {r["network"]: (math.inf if r["max_comm_time_ns"] is None else r["max_comm_time_ns"]) for r in mine}
-        if "fitfly" not in time_of:
-            return None
-        verdicts.append(all(time_of["fitfly"] <= t for t in time_of.values()))
-    return all(verdicts)
+    times: Dict[str, Dict[str, float]] = {}
+    for r in rows:
+        if r["background"] == top:
+            t = r["max_comm_time_ns"]
+            times.setdefault(r["workload"], {})[r["network"]] = math.inf if t is None else t
+    return times if all(TABLE_2_NETWORKS <= set(t) for t in times.values()) else None
+
+
+def _fitfly_lowest_at_top_background(o: Outcome) -> Optional[bool]:
+    """At the highest background, Fit Fly (EDR) has the lowest maximum communication time for both workloads
+    among the four Table 2 networks."""
+    times = _times_at_top_background(o)
+    return None if times is None else all(t["fitfly"] <= min(t.values()) for t in times.values())
 
 
 def _slimfly_beats_dragonflies_and_fewer_hops(o: Outcome) -> Optional[bool]:
     """[McGlohon19] Sec. 6-7: at the highest background Slim Fly's maximum communication time is below
-    Dragonfly's and Megafly's for both workloads (a capped run counts as slower than any finished one), and
-    Slim Fly and Fit Fly take fewer hops on average over their points than Dragonfly and Megafly."""
-    rows = [r for r in o.rows if r.get("comparison") == "table-2"]
-    networks = {"slimfly", "fitfly", "dragonfly", "megafly"}
-    if not rows or not networks <= {r["network"] for r in rows}:
+    Dragonfly's and Megafly's for both workloads, and Slim Fly and Fit Fly take fewer hops on average over
+    their points than Dragonfly and Megafly."""
+    times = _times_at_top_background(o)
+    if times is None:
         return None
-    top = max(r["background"] for r in rows)
-    for workload in {r["workload"] for r in rows}:
-        time_of = {r["network"]: (math.inf if r["max_comm_time_ns"] is None else r["max_comm_time_ns"])
-                   for r in rows if r["workload"] == workload and r["background"] == top}
-        if not networks <= set(time_of) or not time_of["slimfly"] < min(time_of["dragonfly"], time_of["megafly"]):
-            return False
-    hops = {n: [r["mean_hops"] for r in rows if r["network"] == n and r.get("mean_hops") is not None] for n in networks}
+    if not all(t["slimfly"] < min(t["dragonfly"], t["megafly"]) for t in times.values()):
+        return False
+    hops = {n: [r["mean_hops"] for r in o.rows if r.get("comparison") == "table-2" and r["network"] == n
+                and r.get("mean_hops") is not None] for n in TABLE_2_NETWORKS}
     if any(not v for v in hops.values()):
         return None
     mean = {n: sum(v) / len(v) for n, v in hops.items()}

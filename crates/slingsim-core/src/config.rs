@@ -292,6 +292,13 @@ pub struct NicConfig {
     /// or `instant`, one zero-load path latency after delivery, using no
     /// bandwidth (the earlier model, for speed and ablation).
     pub acks: crate::nic::AckModel,
+    /// The traffic class (by name) acks, responses and congestion
+    /// notifications travel in, so they take that class's virtual channels
+    /// and not the data's: a request-response network's replies kept out
+    /// of the queues of the requests they answer. Default: the class of
+    /// the data each one answers. Needs `acks = "packets"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ack_class: Option<String>,
     /// End-to-end retry: a packet lost to a failed link is sent again this
     /// long after it was sent, at most `max_retries` times.
     pub retry_timeout_ns: f64,
@@ -309,6 +316,7 @@ impl Default for NicConfig {
             max_outstanding_packets: 0,
             outstanding_release: crate::nic::OutstandingRelease::Each,
             acks: crate::nic::AckModel::Packets,
+            ack_class: None,
             retry_timeout_ns: 10_000.0,
             max_retries: 8,
         }

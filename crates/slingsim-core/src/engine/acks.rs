@@ -49,7 +49,7 @@ impl Simulation {
             PacketKind::Data | PacketKind::FabricAck => unreachable!("a NIC answers data with acks and CNPs only"),
         };
         q.hot.alg = p.alg;
-        q.hot.class = p.class;
+        q.hot.class = self.nics.ack_class.unwrap_or(p.class);
         // The NIC can answer once the data's tail is in.
         q.hot.ready = t;
         q.cold.created = t;

@@ -395,6 +395,7 @@ fn nics(cfg: &Config, net: &Network, frame: Frame, cc: &Congestion, qos: &Qos, f
         scan: cc.active() || qos.classes.len() > 1 || qos.any_lossy || max_outstanding > 0 || failures,
         acks_needed: cc.needs_acks() || max_outstanding > 0,
         acks: cfg.nic.acks,
+        ack_class: ack_class(cfg, &qos.classes)?,
         ack_queue: IdVec::filled(VecDeque::new(), endpoints),
         outstanding: IdVec::filled(0, endpoints),
         max_outstanding,
@@ -406,6 +407,30 @@ fn nics(cfg: &Config, net: &Network, frame: Frame, cc: &Congestion, qos: &Qos, f
         rail_selection: cfg.nic.rail_selection,
         rail_rng: Rng::new(cfg.sim.seed, 0x5A11),
     })
+}
+
+/// The class `nic.ack_class` names, if it names one: refused unless acks
+/// are packets (instant acks take no class) and the class keeps what it
+/// carries (a lossy class would drop the acks the senders wait for).
+fn ack_class(cfg: &Config, classes: &[TrafficClass]) -> Result<Option<u8>> {
+    let Some(name) = cfg.nic.ack_class.as_deref() else { return Ok(None) };
+    if cfg.nic.acks != crate::nic::AckModel::Packets {
+        return Err(ConfigError::new(
+            "nic.ack_class",
+            "acks take a traffic class only as packets; set nic.acks = \"packets\" or drop nic.ack_class",
+        ));
+    }
+    let names = || classes.iter().map(|c| format!("{:?}", c.spec.name)).collect::<Vec<_>>().join(", ");
+    let i = classes.iter().position(|c| c.spec.name == name).ok_or_else(|| {
+        ConfigError::new("nic.ack_class", format!("unknown traffic class {name:?}; the config defines {}", names()))
+    })?;
+    if classes[i].spec.lossy {
+        return Err(ConfigError::new(
+            "nic.ack_class",
+            format!("class {name:?} is lossy and would drop the acks senders wait for; name a lossless class"),
+        ));
+    }
+    Ok(Some(i as u8))
 }
 
 /// The traffic sources with their modes, random streams and message sizes;

@@ -160,9 +160,9 @@ impl Simulation {
         q.hot.kind = PacketKind::FabricAck;
         q.hot.wire = self.nics.frame.ack_wire_bytes();
         q.hot.alg = p.alg;
-        q.hot.class = p.class;
+        q.hot.class = self.nics.ack_class.unwrap_or(p.class);
         q.hot.ch = self.net.endpoint_up[p.dst];
-        q.hot.vc = self.vcs.first_of(p.class) as u8;
+        q.hot.vc = self.vcs.first_of(q.hot.class) as u8;
         q.hot.flags = FLAG_SWITCH_MADE;
         q.hot.tail = start;
         q.cold.created = start;

@@ -76,6 +76,9 @@ pub(crate) struct Nics {
     pub acks_needed: bool,
     /// Acks and CNPs travel as packets or return instantly (`nic.acks`).
     pub acks: crate::nic::AckModel,
+    /// The class acks, CNPs and switch-made acks travel in (`nic.ack_class`);
+    /// None: the class of the data each answers.
+    pub ack_class: Option<u8>,
     /// Acks and CNPs each NIC has made and not yet sent, oldest first: they
     /// leave before the NIC's data ([`super::acks`]).
     pub ack_queue: IdVec<EndpointId, VecDeque<PacketId>>,

@@ -71,8 +71,22 @@ def test_key_figures_take_maxima_per_system_and_flag_lower_bounds():
     assert checks["identical_points"] == 1  # Slingshot's pingpong: congested time equal to isolated
     assert checks["paper"]["aries_max_impact"] == 93
     rows[2]["impact"] = 20.0
+    # A censored 20x is a lower bound: it may lie above halo3d's 40x, so the rows cannot decide.
+    assert small_message_victims_hurt_most(rows) is None
+    rows[2]["censored"] = False
     assert small_message_victims_hurt_most(rows) is False
     assert small_message_victims_hurt_most([r for r in rows if r["victim"] == "halo3d"]) is None
+
+
+def test_small_message_lead_needs_the_others_known():
+    """A censored impact on a larger-message victim may exceed the small-message lead: no verdict."""
+    rows = [row("Aries", "pingpong 8B", "incast", 80.0), row("Aries", "halo3d", "incast", 40.0, censored=True)]
+    assert small_message_victims_hurt_most(rows) is None
+    rows[1]["censored"] = False
+    assert small_message_victims_hurt_most(rows) is True
+    # Where the small-message victim leads by a censored lower bound, the lead only grows.
+    rows[0]["censored"] = True
+    assert small_message_victims_hurt_most(rows) is True
 
 
 MALBEC = {"kind": "dragonfly", "groups": 4, "switches_per_group": 8, "endpoints_per_switch": 16, "nodes": 484}

@@ -395,11 +395,20 @@ def max_impact(rows: Sequence[Dict[str, Any]]) -> Tuple[Optional[float], bool]:
 def small_message_victims_hurt_most(rows: Sequence[Dict[str, Any]]) -> Optional[bool]:
     """On Aries under incast, whether the largest impact on a victim of messages of at most
     ``SMALL_MESSAGE_BYTES`` (8 B collectives, ping-pong, barrier, 128 B alltoall) exceeds the largest on the
-    others (halo3d, sweep3d, the applications); None if the rows lack either kind."""
+    others (halo3d, sweep3d, the ember incast, the applications); None if the rows lack either kind or cannot
+    decide it: a censored impact is a lower bound, so "yes" needs every other victim's impact known and below
+    the small-message lead, and "no" needs every small-message impact known and below the others' lead."""
     aries = [r for r in rows if r["system"] == "Aries" and r["aggressor"] == "incast" and r["impact"] is not None]
-    small = [r["impact"] for r in aries if VICTIMS[r["victim"]][1] <= SMALL_MESSAGE_BYTES]
-    large = [r["impact"] for r in aries if VICTIMS[r["victim"]][1] > SMALL_MESSAGE_BYTES]
-    return max(small) > max(large) if small and large else None
+    small = [r for r in aries if VICTIMS[r["victim"]][1] <= SMALL_MESSAGE_BYTES]
+    large = [r for r in aries if VICTIMS[r["victim"]][1] > SMALL_MESSAGE_BYTES]
+    if not small or not large:
+        return None
+    lead_small, lead_large = max(r["impact"] for r in small), max(r["impact"] for r in large)
+    if lead_small > lead_large and not any(r["censored"] for r in large):
+        return True
+    if lead_large >= lead_small and not any(r["censored"] for r in small):
+        return False
+    return None
 
 
 def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:

@@ -180,3 +180,27 @@ def test_incast_target_node_with_and_without_copies():
     assert incast_target({"workload": "incast", "ppn": 24, "ppn_copies": True, "params": {"target": 2}}, nodes) == 12
     assert incast_target({"workload": "incast", "ppn": 24, "ppn_copies": True}, nodes) == 10
     assert incast_target({"workload": "alltoall", "ppn": 24}, nodes) is None
+
+
+def summary(iterations_done, times_ns, finished, ran_ns, start_ns=1000.0):
+    """The victim part of a run summary that ``impact_of`` reads."""
+    mean = sum(times_ns) / len(times_ns) if times_ns else None
+    return {"sim_time_ns": start_ns + ran_ns,
+            "jobs": {"victim": {"iterations": iterations_done, "finished": finished, "start_ns": start_ns,
+                                "iteration_ns": {"mean": mean} if mean else None}}}
+
+
+def test_a_censored_impact_is_a_lower_bound_on_the_whole_mean():
+    """Five iterations of 10 us alone. Congested, the first takes 3.5 ms and the run stops at 5 ms: the
+    finished iteration's 350x is no bound (the other four may be fast), the 5 ms over five iterations is."""
+    iso = summary(5, [10_000.0] * 5, True, 50_000.0)
+    impact, censored = impact_of(iso, summary(1, [3.5e6], False, 5e6))
+    assert censored and impact == pytest.approx(100.0)
+    # However fast the rest is, the second iteration was still running at 5 ms: 1.5 ms at least, so the
+    # whole mean is at least 1 ms, 100x.
+    done = summary(5, [3.5e6, 1.5e6, 1.0, 1.0, 1.0], True, 5e6 + 3.0)
+    assert impact_of(iso, done)[0] >= impact and not impact_of(iso, done)[1]
+    # None finished: the time it ran over the five.
+    assert impact_of(iso, summary(0, [], False, 5e6)) == (pytest.approx(100.0), True)
+    # More iterations finished than the isolated count is impossible; at least one more than finished.
+    assert impact_of(summary(1, [10_000.0], True, 10_000.0), summary(2, [1e6, 1e6], False, 3e6))[0] == pytest.approx(100.0)

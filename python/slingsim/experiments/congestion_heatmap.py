@@ -243,7 +243,9 @@ def impact_of(iso: Dict[str, Any], con: Dict[str, Any]) -> Tuple[Optional[float]
     isolated run's count, at least one more than it finished) is at least ran / N, the impact given for it.
     The mean of the iterations it did finish is no bound: an incast's first and slowest wave falls in them
     (the 53/459 Aries ember incast victim finished one iteration in 3.5 ms of its first 5 ms, 497x its time
-    alone, and all five at a mean of 381x)."""
+    alone, and all five at a mean of 381x). Under a stopping rule (``--stop-rule``) the count is not fixed in
+    advance and the isolated run's stands in for it: a bound only if the congested run would have stopped by
+    then."""
     vi = iso["jobs"]["victim"]
     ti = (vi["iteration_ns"] or {}).get("mean")
     if not ti:

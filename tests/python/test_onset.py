@@ -28,11 +28,12 @@ def test_start_is_at_least_a_millisecond_and_a_whole_microsecond():
     assert victim_start_ns(load_config("aries-crystal"), 458, 131_072) > 4_803_000.0
 
 
-def test_full_heatmap_victims_start_after_the_incast_onset_and_run_5_ms():
+def test_full_heatmap_victims_start_after_the_incast_onset_and_run_to_the_cap():
     for labels, iso, con in congestion_heatmap.study_points(False):
         start = con["job"][0]["start_ns"]
         assert iso["job"][0]["start_ns"] == start
-        assert con["sim"]["max_time_ns"] == iso["sim"]["max_time_ns"] == start + 5e6
+        # 100 ms: the 53/459 Aries incast slows victims to 5-15 ms per iteration (a 5 ms cap censored 14 of 36).
+        assert con["sim"]["max_time_ns"] == iso["sim"]["max_time_ns"] == start + 100e6
         aggressor = next(j for j in con["job"] if j["name"] == "aggressor")
         senders = len(aggressor["nodes"]["list"]) - 1
         if labels["aggressor"] == "incast":

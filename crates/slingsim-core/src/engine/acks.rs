@@ -5,14 +5,15 @@
 //! NIC makes an ack (and a CNP when DCQCN asks for one) of the frame
 //! format's control size ([`crate::nic::Frame::ack_wire_bytes`]), queues
 //! it ahead of its own data and injects it on its up-link in the data's
-//! traffic class and routing mode. From there it is a packet like any
-//! other: routed, arbitrated, flow-controlled by credits, counted in link
+//! traffic class (or the one `nic.ack_class` names) and routing mode.
+//! From there it is a packet like any other: routed, arbitrated, flow-controlled by credits, counted in link
 //! bytes and packet hops. Switches leave it out of congestion control (it
 //! is neither counted as a flow nor marked: it carries the marks of the
 //! data it answers). When its tail reaches the data's source NIC, that NIC
 //! does what an ack does ([`Simulation::on_ack`]).
 //!
-//! **Deadlock freedom.** Acks share the data's virtual channels, so the
+//! **Deadlock freedom.** Acks share the data's virtual channels (or those
+//! of `nic.ack_class`), so the
 //! question is whether they add a dependency the hop-indexed VC scheme
 //! (docs/model.md, "Virtual channels") does not cover. Inside the fabric
 //! they do not: an ack is a packet from one endpoint to another, routed

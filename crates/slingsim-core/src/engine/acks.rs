@@ -3,29 +3,29 @@
 //!
 //! When a data packet that must be answered is delivered, its destination
 //! NIC makes an ack (and a CNP when DCQCN asks for one) of the frame
-//! format's control size ([`crate::nic::Frame::ack_wire_bytes`]), queues
-//! it ahead of its own data and injects it on its up-link in the data's
-//! traffic class (or the one `nic.ack_class` names) and routing mode.
-//! From there it is a packet like any other: routed, arbitrated, flow-controlled by credits, counted in link
-//! bytes and packet hops. Switches leave it out of congestion control (it
-//! is neither counted as a flow nor marked: it carries the marks of the
-//! data it answers). When its tail reaches the data's source NIC, that NIC
-//! does what an ack does ([`Simulation::on_ack`]).
+//! format's control size ([`crate::nic::Frame::ack_wire_bytes`]), queues it
+//! ahead of its own data and injects it on its up-link in the data's
+//! traffic class (or the one `nic.ack_class` names) and routing mode. From
+//! there it is a packet like any other: routed, arbitrated, flow-controlled
+//! by credits, counted in link bytes and packet hops. Switches leave it out
+//! of congestion control (it is neither counted as a flow nor marked: it
+//! carries the marks of the data it answers). When its tail reaches the
+//! data's source NIC, that NIC does what an ack does
+//! ([`Simulation::on_ack`]).
 //!
 //! **Deadlock freedom.** Acks share the data's virtual channels (or those
-//! of `nic.ack_class`), so the
-//! question is whether they add a dependency the hop-indexed VC scheme
-//! (docs/model.md, "Virtual channels") does not cover. Inside the fabric
-//! they do not: an ack is a packet from one endpoint to another, routed
-//! by the same algorithm as data, so it takes only channel dependencies
-//! data can take, and those form no cycle. The one new dependency a reply
-//! could add is at the endpoint, from ejection to injection (a NIC that
-//! stops taking packets in while it cannot send its replies out: the
-//! classic request-reply protocol deadlock). Here it does not exist: a NIC
-//! sinks every packet at line rate whatever its send side does; delivery
-//! only appends the ack to the NIC's ack queue, which is unbounded
-//! *(assumed: a real NIC acks from per-connection state, which cannot
-//! overflow)*; and an arriving ack is consumed on the spot. So every
+//! of `nic.ack_class`), so the question is whether they add a dependency
+//! the hop-indexed VC scheme (docs/model.md, "Virtual channels") does not
+//! cover. Inside the fabric they do not: an ack is a packet from one
+//! endpoint to another, routed by the same algorithm as data, so it takes
+//! only channel dependencies data can take, and those form no cycle. The
+//! one new dependency a reply could add is at the endpoint, from ejection
+//! to injection (a NIC that stops taking packets in while it cannot send
+//! its replies out: the classic request-reply protocol deadlock). Here it
+//! does not exist: a NIC sinks every packet at line rate whatever its send
+//! side does; delivery only appends the ack to the NIC's ack queue, which
+//! is unbounded *(assumed: a real NIC acks from per-connection state, which
+//! cannot overflow)*; and an arriving ack is consumed on the spot. So every
 //! packet's path ends at a sink that never waits, and the channel
 //! dependency graph with acks is the one without them.
 

@@ -76,29 +76,40 @@ fn ack_bytes_appear_in_link_counts() {
 }
 
 /// A sender with 2 packets outstanding, from node 0 to node 4, gets its
-/// acks back through the switch port feeding node 0. When eight other
-/// senders load that port, acks as packets queue behind their data and the
-/// flow slows down; instant acks do not notice (the forward path is quiet).
+/// acks back through the switch port feeding node 0; `loaded` has nodes
+/// 8-15 (switches 2 and 3) all send 1 MB to node 0 meanwhile. Returns the
+/// probe's flow completion time and the run's summary. `nic` and `classes`
+/// are laid over the probe's config.
+fn probe_fct(nic: Value, classes: Option<Value>, loaded: bool) -> (f64, Value) {
+    let mut cfg = small_dragonfly();
+    cfg["nic"] = json!({"max_outstanding_packets": 2});
+    for (k, v) in nic.as_object().expect("nic keys") {
+        cfg["nic"][k] = v.clone();
+    }
+    if let Some(c) = classes {
+        cfg["classes"] = c;
+    }
+    cfg["sim"] = json!({"max_time_ns": 1e6});
+    cfg["traffic"] = json!([{"name": "probe", "pattern": "incast", "nodes": {"list": [0, 4]}, "target": 1, "flow_bytes": 400_000}]);
+    let mut sim = Simulation::from_json(&cfg.to_string()).expect("valid config");
+    if loaded {
+        for n in 8..16 {
+            sim.send_message(NodeId(n), NodeId(0), 1_000_000, None, None, None).unwrap();
+        }
+    }
+    sim.run();
+    let s = sim.summary();
+    assert_eq!(s["end_reason"], "flows_done", "{s}");
+    assert_eq!(s["packets_conserved"], true, "{s}");
+    (s["traffic"]["probe"]["flows"]["fct_ns"]["max"].as_f64().unwrap(), s)
+}
+
+/// The probe of [`probe_fct`]: when eight other senders load the port
+/// feeding node 0, acks as packets queue behind their data and the flow
+/// slows down; instant acks do not notice (the forward path is quiet).
 #[test]
 fn a_loaded_reverse_path_slows_the_acks() {
-    let fct = |acks: &str, loaded: bool| {
-        let mut cfg = small_dragonfly();
-        cfg["nic"] = json!({"max_outstanding_packets": 2, "acks": acks});
-        cfg["sim"] = json!({"max_time_ns": 1e6});
-        cfg["traffic"] = json!([{"name": "probe", "pattern": "incast", "nodes": {"list": [0, 4]}, "target": 1, "flow_bytes": 400_000}]);
-        let mut sim = Simulation::from_json(&cfg.to_string()).expect("valid config");
-        if loaded {
-            // Nodes 8-15 (switches 2 and 3) all send to node 0.
-            for n in 8..16 {
-                sim.send_message(NodeId(n), NodeId(0), 1_000_000, None, None, None).unwrap();
-            }
-        }
-        sim.run();
-        let s = sim.summary();
-        assert_eq!(s["end_reason"], "flows_done", "{s}");
-        assert_eq!(s["packets_conserved"], true, "{s}");
-        s["traffic"]["probe"]["flows"]["fct_ns"]["max"].as_f64().unwrap()
-    };
+    let fct = |acks: &str, loaded: bool| probe_fct(json!({"acks": acks}), None, loaded).0;
     let (packets_quiet, packets_loaded) = (fct("packets", false), fct("packets", true));
     let (instant_quiet, instant_loaded) = (fct("instant", false), fct("instant", true));
     // Measured: 107 us quiet with either model, 260 us loaded with packets.
@@ -117,26 +128,14 @@ fn a_loaded_reverse_path_slows_the_acks() {
 #[test]
 fn acks_in_their_own_class_skip_the_data_queue() {
     let fct = |own: bool, loaded: bool| {
-        let mut cfg = small_dragonfly();
-        cfg["nic"] = json!({"max_outstanding_packets": 2});
-        cfg["sim"] = json!({"max_time_ns": 1e6});
-        cfg["traffic"] = json!([{"name": "probe", "pattern": "incast", "nodes": {"list": [0, 4]}, "target": 1, "flow_bytes": 400_000}]);
-        if own {
-            cfg["classes"] = json!([{"name": "data"}, {"name": "replies", "dscp": 1}]);
-            cfg["nic"]["ack_class"] = json!("replies");
-        }
-        let mut sim = Simulation::from_json(&cfg.to_string()).expect("valid config");
-        if loaded {
-            for n in 8..16 {
-                sim.send_message(NodeId(n), NodeId(0), 1_000_000, None, None, None).unwrap();
-            }
-        }
-        sim.run();
-        let s = sim.summary();
-        assert_eq!(s["end_reason"], "flows_done", "{s}");
-        assert_eq!(s["packets_conserved"], true, "{s}");
+        let (nic, classes) = if own {
+            (json!({"ack_class": "replies"}), Some(json!([{"name": "data"}, {"name": "replies", "dscp": 1}])))
+        } else {
+            (json!({}), None)
+        };
+        let (fct, s) = probe_fct(nic, classes, loaded);
         assert!(count(&s["control_packets"]["ack"]["arrived"]) > 0, "{s}");
-        s["traffic"]["probe"]["flows"]["fct_ns"]["max"].as_f64().unwrap()
+        fct
     };
     let (shared_quiet, shared_loaded) = (fct(false, false), fct(false, true));
     let (own_quiet, own_loaded) = (fct(true, false), fct(true, true));

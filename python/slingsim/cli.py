@@ -98,6 +98,16 @@ def _add_set(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_study_set(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--set", dest="overrides", action="append", default=[], metavar="[KIND:]KEY=VALUE",
+        help="change a mechanism in every run of the study (KEY=VALUE) or in the runs on one network "
+             "family (KIND: aries, dragonfly, slimfly, fitfly, megafly, fattree), e.g. "
+             "aries:nic.outstanding_release=each; keys of nic, links, switch, routing, congestion, qos, mpi "
+             "and host only; values are TOML; repeatable (docs/experiments.md#changing-a-mechanism)",
+    )
+
+
 def _add_scheduler(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scheduler", metavar="ADDR",
@@ -207,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "the median's 95%% confidence interval within 5%%) instead of the recipe's fixed count: "
                           "congestion-heatmap, congestion-distribution, bursty-incast, shandy-applications; much "
                           "slower (docs/workloads.md#stopping-rule)")
+    _add_study_set(exp)
     _add_scheduler(exp)
     _add_store(exp)
     _add_quiet(exp)
@@ -226,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="also write the table as Markdown (docs/validation.md is this file)")
     val.add_argument("--json", action="store_true", help="print {quick, counts, claims: [rows]} as JSON")
     val.add_argument("--strict", action="store_true", help="exit 1 if any ordering the papers state does not hold")
+    _add_study_set(val)
     _add_scheduler(val)
     _add_store(val)
     _add_quiet(val)
@@ -476,24 +488,37 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     from .atomic import check_replaceable
     from .experiments.registry import recipe_with_options
 
+    from .study_overrides import parse_overrides, study_overrides, unmatched_message
+
+    parse_overrides(args.overrides)  # refuses a bad --set before anything runs
     run = recipe_with_options(args.name, stop_rule=args.stop_rule)
     out = args.out or f"out/{args.name}"
     check_replaceable(out)
-    table = run(out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet, cache=store_of(args))
+    with study_overrides(args.overrides) as applied:
+        table = run(out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet,
+                    cache=store_of(args))
     from .experiments.output import table_checks
     from .report import text_table
 
     rows = table.to_pylist()
     checks = table_checks(table)
+    unmatched = applied.unmatched()
     if args.json:
-        print(json.dumps({"experiment": args.name, "quick": args.quick, "results": rows, **checks, "out": str(out)}))
-        return 0
-    headers = list(rows[0]) if rows else []
-    print(text_table(headers, [[f"{v:,.3f}" if isinstance(v, float) else str(v) for v in r.values()] for r in rows], left=1))
-    for key, value in checks.items():
-        if not isinstance(value, (dict, list)):
-            print(f"{key}: {json.dumps(value)}")
-    print(f"wrote {out}")
+        print(json.dumps({"experiment": args.name, "quick": args.quick, "results": rows, **checks,
+                          "overrides": list(args.overrides), "out": str(out)}))
+    else:
+        headers = list(rows[0]) if rows else []
+        print(text_table(headers, [[f"{v:,.3f}" if isinstance(v, float) else str(v) for v in r.values()]
+                                   for r in rows], left=1))
+        for key, value in checks.items():
+            if not isinstance(value, (dict, list)):
+                print(f"{key}: {json.dumps(value)}")
+        if args.overrides:
+            print(f"overrides: {', '.join(args.overrides)}")
+        print(f"wrote {out}")
+    if unmatched:
+        print(f"error: {unmatched_message(unmatched, args.name)}", file=sys.stderr)
+        return EXIT_USAGE
     return 0
 
 
@@ -512,26 +537,37 @@ def cmd_validate(args: argparse.Namespace) -> int:
             state = f"failed: {outcome.error}" if outcome.error else "done"
             print(f"validate: {name} {state} ({outcome.seconds:.0f} s)", file=sys.stderr, flush=True)
 
+    from .study_overrides import parse_overrides, study_overrides, unmatched_message
+
+    parse_overrides(args.overrides)  # refuses a bad --set before anything runs
     started = provenance.now()
-    rows = run_validation(args.out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet,
-                          cache=store_of(args), only=only, on_recipe=said)
+    with study_overrides(args.overrides) as applied:
+        rows = run_validation(args.out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet,
+                              cache=store_of(args), only=only, on_recipe=said)
     counts = summary_counts(rows)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     write_rows(out / "validation.parquet", rows, {
         "command": provenance.command_line(), "version": provenance.VERSION, "commit": provenance.source_commit(),
-        "started": started, "platform": provenance.platform_info(), "quick": args.quick})
+        "started": started, "platform": provenance.platform_info(), "quick": args.quick,
+        "overrides": list(args.overrides)})
     if args.markdown:
-        command = "slingsim validate" + (" --quick" if args.quick else "") + f" --markdown {args.markdown}"
+        command = ("slingsim validate" + (" --quick" if args.quick else "")
+                   + "".join(f" --set {o}" for o in args.overrides) + f" --markdown {args.markdown}")
         write_text(Path(args.markdown), markdown(rows, args.quick, command, started[:10]))
     if args.json:
-        print(json.dumps({"quick": args.quick, "counts": counts, "claims": rows, "out": str(out)}))
+        print(json.dumps({"quick": args.quick, "counts": counts, "claims": rows,
+                          "overrides": list(args.overrides), "out": str(out)}))
     else:
         print(text_table(HEADERS, [table_cells(r) for r in rows], left=5))
         print(f"orderings: {counts['ordering_holds']} hold, {counts['ordering_fails']} do not, "
               f"{counts['ordering_unread']} unread; within 2x: {counts['within_2x']}, outside: "
               f"{counts['outside_2x']}; recipes failed: {counts['recipes_failed']}")
         print(f"wrote {out}")
+    unmatched = applied.unmatched()
+    if unmatched:
+        print(f"error: {unmatched_message(unmatched, 'no recipe validated')}", file=sys.stderr)
+        return EXIT_USAGE
     if counts["recipes_failed"] or (args.strict and counts["ordering_fails"]):
         return 1
     return 0

@@ -29,6 +29,7 @@ from .config import Config, ConfigError, name_entries
 from .progress import Progress
 from .result import Result
 from .store import CacheLike, ResultStore, open_store, run_key
+from .study_overrides import with_study_overrides
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -106,7 +107,8 @@ def fan_out(
     if workers is not None and workers < 1:
         raise ValueError(f"workers: {workers} is not a positive number of threads; give 1 or more")
     check_scheduler(scheduler)
-    resolved = [resolved_config(cfg) for cfg in configs]  # every config is checked before any runs
+    # every config is checked before any runs; a study's --set applies here, before the cache key
+    resolved = [with_study_overrides(resolved_config(cfg)) for cfg in configs]
     keys = [run_key(cfg) for cfg in resolved]
     store = open_store(cache)
     outputs: Dict[str, Any] = {}

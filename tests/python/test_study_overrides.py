@@ -1,0 +1,88 @@
+"""`slingsim experiment --set` and `slingsim validate --set`: a mechanism changed in every run of a
+study, or in the runs on one network family, and refused where it would change the set-up."""
+import pytest
+
+from slingsim.api import resolved_config
+from slingsim.cli import main
+from slingsim.study_overrides import (
+    TOPOLOGY_KINDS,
+    parse_override,
+    study_overrides,
+    with_study_overrides,
+)
+from slingsim.sweep import run_summaries
+
+
+@pytest.mark.parametrize("text, says", [
+    ("routing.algorithm", "expected [KIND:]KEY=VALUE"),
+    ("=ugal", "expected [KIND:]KEY=VALUE"),
+    ("torus:nic.flit_bytes=8", "no network family 'torus'; choose one of: dragonfly"),
+    ("topology.groups=3", "'topology' is part of its set-up"),
+    ("aries:job.0.ranks=4", "'job' is part of its set-up"),
+    ("traffic.0.load=0.5", "'traffic' is part of its set-up"),
+    ("sim.duration_ns=10", "'sim' is part of its set-up"),
+    ("nic=1", "'nic' is part of its set-up"),
+])
+def test_a_bad_override_is_refused_naming_what_is_allowed(text, says):
+    with pytest.raises(ValueError, match=None) as err:
+        parse_override(text)
+    assert says in str(err.value)
+    assert text in str(err.value)
+
+
+def test_the_families_are_the_engines():
+    """Each family a scoped override may name is one the engine builds, and the engine's list of
+    families is this one (its error for an unknown kind lists them)."""
+    with pytest.raises(ValueError) as err:
+        resolved_config("slingshot-malbec", overrides=['topology.kind="torus"'])
+    assert str(err.value).endswith("choose one of: " + ", ".join(TOPOLOGY_KINDS))
+
+
+def test_a_scoped_override_changes_its_family_only():
+    aries, slingshot = resolved_config("aries-crystal"), resolved_config("slingshot-malbec")
+    assert aries["nic"]["outstanding_release"] == "all"
+    with study_overrides(["aries:nic.outstanding_release=each", "routing.neighbour_load=false"]) as applied:
+        changed_aries, changed_slingshot = with_study_overrides(aries), with_study_overrides(slingshot)
+    assert changed_aries["nic"]["outstanding_release"] == "each"
+    assert changed_slingshot["nic"] == slingshot["nic"]
+    assert changed_aries["routing"]["neighbour_load"] is False
+    assert changed_slingshot["routing"]["neighbour_load"] is False
+    assert applied.changed == {"aries:nic.outstanding_release=each": 1, "routing.neighbour_load=false": 2}
+    assert applied.unmatched() == []
+    # outside the block nothing changes
+    assert with_study_overrides(aries) == aries
+
+
+def test_runs_of_a_study_take_the_override_and_are_stored_apart(small_config):
+    """The override reaches the engine (Valiant routing sends every packet non-minimally) and the run is
+    a different run for the result store (a study without it does not read it back)."""
+    minimal = run_summaries([small_config], scheduler="sync")[0]
+    with study_overrides(["routing.algorithm=valiant"]) as applied:
+        valiant = run_summaries([small_config], scheduler="sync")[0]
+    again = run_summaries([small_config], scheduler="sync")[0]
+    assert applied.changed == {"routing.algorithm=valiant": 1}
+    assert minimal["nonminimal_fraction"] == 0.0
+    assert valiant["nonminimal_fraction"] > 0.5
+    assert again["nonminimal_fraction"] == 0.0 and again["cached"]
+
+
+def test_an_override_no_run_takes_is_an_error(tmp_path, capsys):
+    """switch-latency runs Slingshot only: an Aries-only override changed nothing, and the command says so
+    with status 2 rather than let the results pass for the changed study."""
+    out = tmp_path / "sl"
+    code = main(["experiment", "switch-latency", "--quick", "--quiet", "--json", "--no-cache", "--out", str(out),
+                 "--set", "aries:nic.outstanding_release=each"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "switch-latency ran no network of that family" in err
+
+
+def test_a_bad_override_stops_the_command_before_it_runs(tmp_path, capsys):
+    out = tmp_path / "never"
+    code = main(["experiment", "switch-latency", "--quick", "--out", str(out), "--set", "topology.groups=3"])
+    assert code == 2
+    assert "'topology' is part of its set-up" in capsys.readouterr().err
+    assert not out.exists()
+    code = main(["validate", "--quick", "--only", "switch-latency", "--out", str(out), "--set", "fattree"])
+    assert code == 2
+    assert not out.exists()

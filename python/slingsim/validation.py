@@ -72,6 +72,15 @@ def _get(data: Any, *path: Any) -> Any:
     return data
 
 
+def _share_growth(o: "Outcome") -> Optional[float]:
+    """Aries' largest incast impact at the largest aggressor share over the one at the smallest (None with
+    one split or an unknown maximum)."""
+    by = _get(o.checks, "aries_incast_max_by_share")
+    if not isinstance(by, list) or len(by) < 2 or any(not b.get("max_impact") for b in (by[0], by[-1])):
+        return None
+    return by[-1]["max_impact"] / by[0]["max_impact"]
+
+
 def check(*path: Any) -> Callable[[Outcome], Any]:
     """A reader of ``checks[path...]``."""
     return lambda o: _get(o.checks, *path)
@@ -267,6 +276,12 @@ CLAIMS: Sequence[Claim] = (
     Claim("congestion-heatmap", "[DeSensi20] Fig. 9", "Aries, worst congestion impact", "93x", 93.0,
           check("aries_max_impact"), "on Aries incast hurts more than all-to-all, and small-message victims most",
           _all_true(check("incast_hurts_more_than_alltoall"), check("small_message_victims_hurt_most"))),
+    Claim("congestion-heatmap", "[DeSensi20] Fig. 9",
+          "Aries, worst incast impact with the aggressor on the most nodes over the fewest (full mode: 53/459 over "
+          "460/52; quick runs one split)",
+          "grows with the aggressor's share (LAMMPS 17x at 50/50; values in the figure only)", None,
+          _share_growth, "the impact grows with the aggressor's share at every split",
+          check("impact_grows_with_aggressor_share")),
     Claim("congestion-distribution", "[DeSensi20] Fig. 10 (A)", "Aries, worst impact with linear placement",
           "never above 100 (interleaved and random up to 150)", 100.0, check("aries_max_impact", "linear"),
           "interleaved and random at least as bad as linear on Aries",

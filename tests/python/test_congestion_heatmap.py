@@ -6,7 +6,9 @@ import pytest
 
 from slingsim.experiments.placement import NodeLayout
 from slingsim.experiments.congestion_heatmap import (
+    aries_incast_max_by_share,
     identical_points,
+    impact_grows_with_aggressor_share,
     impact_of,
     impact_row,
     key_figures,
@@ -87,6 +89,40 @@ def test_small_message_lead_needs_the_others_known():
     # Where the small-message victim leads by a censored lower bound, the lead only grows.
     rows[0]["censored"] = True
     assert small_message_victims_hurt_most(rows) is True
+
+
+def split_rows(maxima, censored=()):
+    """Aries incast rows at the full study's three splits, each split's largest impact as given (its
+    other victim at 1.0x), the aggressor's share rising; ``censored``: splits whose maximum is a bound."""
+    rows = []
+    for i, (share, top) in enumerate(zip((460 / 512, 256 / 512, 53 / 512), maxima)):
+        for victim, impact in (("halo3d", top), ("pingpong 8B", 1.0)):
+            r = row("Aries", victim, "incast", impact, censored=(i in censored and victim == "halo3d"))
+            r["victim_share"] = share
+            rows.append(r)
+    rows.append(row("Aries", "halo3d", "all-to-all", 500.0))  # another aggressor: not counted
+    return rows
+
+
+def test_impact_growth_with_the_aggressor_share():
+    """[DeSensi20] Sec. III-A: the impact grows with the aggressor's share. The full study's figures with the
+    preset's NIC blocks (21.9x, 1.3x, 381x) do not grow; with the sliding window (34x, 38x, 620x) they do."""
+    blocks = aries_incast_max_by_share(split_rows((21.9, 1.3, 381.0)))
+    assert [b["victim_share"] for b in blocks] == [round(460 / 512, 4), 0.5, round(53 / 512, 4)]
+    assert [b["max_impact"] for b in blocks] == [21.9, 1.3, 381.0]
+    assert impact_grows_with_aggressor_share(blocks) is False
+    window = aries_incast_max_by_share(split_rows((34.2, 38.0, 620.0)))
+    assert impact_grows_with_aggressor_share(window) is True
+    assert key_figures(split_rows((34.2, 38.0, 620.0)))["impact_grows_with_aggressor_share"] is True
+    # One split (--quick) decides nothing.
+    assert impact_grows_with_aggressor_share(window[:1]) is None
+    # A censored smaller-share maximum is a lower bound: the step above it is open.
+    assert impact_grows_with_aggressor_share(aries_incast_max_by_share(split_rows((34.2, 38.0, 620.0), {0}))) is None
+    # A censored larger-share maximum already above the smaller one only grows.
+    assert impact_grows_with_aggressor_share(aries_incast_max_by_share(split_rows((34.2, 38.0, 620.0), {2}))) is True
+    # ... but one below it may still lie above: open, unless another step already failed.
+    assert impact_grows_with_aggressor_share(aries_incast_max_by_share(split_rows((34.2, 30.0, 620.0), {1}))) is None
+    assert impact_grows_with_aggressor_share(aries_incast_max_by_share(split_rows((34.2, 38.0, 20.0), {0}))) is False
 
 
 MALBEC = {"kind": "dragonfly", "groups": 4, "switches_per_group": 8, "endpoints_per_switch": 16, "nodes": 484}

@@ -144,3 +144,23 @@ def test_cli_runs_one_recipe(tmp_path, capsys):
     assert row["experiment"] == "switch-latency" and row["ordering_holds"] and row["within_2x"]
     assert (tmp_path / "out" / "validation.parquet").exists() and (tmp_path / "out" / "switch-latency").is_dir()
     assert "switch-latency" in md.read_text()
+
+
+def test_share_growth_claim_reads_the_splits():
+    """Fig. 9's growth with the aggressor's share: the full run with the preset (21.9x, 1.3x, 381x) fails it,
+    the same study with the sliding window (34x, 38x, 620x) holds it, and quick's one split reads nothing."""
+    from slingsim.experiments.congestion_heatmap import impact_grows_with_aggressor_share
+
+    c = claim("congestion-heatmap", "Aries, worst incast impact with the aggressor on the most nodes over the fewest "
+                                    "(full mode: 53/459 over 460/52; quick runs one split)")
+
+    def outcome(maxima):
+        by = [{"victim_share": s, "max_impact": m, "censored": False} for s, m in zip((0.898, 0.5, 0.104), maxima)]
+        return Outcome([], {"aries_incast_max_by_share": by,
+                            "impact_grows_with_aggressor_share": impact_grows_with_aggressor_share(by)})
+
+    blocks, window, quick = claim_row(c, outcome((21.9, 1.3, 381.0))), claim_row(c, outcome((34.0, 38.0, 620.0))), \
+        claim_row(c, outcome((45.3,)))
+    assert blocks["ours"] == pytest.approx(381.0 / 21.9) and blocks["ordering_holds"] is False
+    assert window["ordering_holds"] is True
+    assert quick["ours"] is None and quick["ordering_holds"] is None

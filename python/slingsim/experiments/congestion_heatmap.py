@@ -413,6 +413,38 @@ def max_impact(rows: Sequence[Dict[str, Any]]) -> Tuple[Optional[float], bool]:
     return (round(max(impacts), 3) if impacts else None), any(bool(r["censored"]) for r in rows)
 
 
+def aries_incast_max_by_share(rows: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """Aries' largest impact beside the incast at each victim share, the aggressor's share rising: one
+    ``{victim_share, max_impact, censored}`` per split."""
+    aries = [r for r in rows if r["system"] == "Aries" and r["aggressor"] == "incast"]
+    shares = sorted({r["victim_share"] for r in aries}, reverse=True)
+    out = []
+    for share in shares:
+        top, censored = max_impact([r for r in aries if r["victim_share"] == share])
+        out.append({"victim_share": round(share, 4), "max_impact": top, "censored": censored})
+    return out
+
+
+def impact_grows_with_aggressor_share(by_share: Sequence[Dict[str, Any]]) -> Optional[bool]:
+    """[DeSensi20] Sec. III-A: "the congestion impact increases when increasing the fraction of nodes allocated
+    to the aggressor". True if each split's largest Aries incast impact exceeds the one with the smaller
+    aggressor share, false if one does not; None with fewer than two splits (``--quick`` has one) or where a
+    censored maximum (a lower bound) leaves a step open: an open step when the smaller share's maximum is
+    censored, or when the larger share's is censored and not above it."""
+    steps = list(zip(by_share, by_share[1:]))
+    if not steps or any(s["max_impact"] is None for s in by_share):
+        return None
+    decided = []
+    for smaller, larger in steps:
+        if smaller["censored"] or (larger["censored"] and larger["max_impact"] <= smaller["max_impact"]):
+            decided.append(None)
+        else:
+            decided.append(larger["max_impact"] > smaller["max_impact"])
+    if False in decided:
+        return False
+    return None if None in decided else True
+
+
 def small_message_victims_hurt_most(rows: Sequence[Dict[str, Any]]) -> Optional[bool]:
     """On Aries under incast, whether the largest impact on a victim of messages of at most
     ``SMALL_MESSAGE_BYTES`` (8 B collectives, ping-pong, barrier, 128 B alltoall) exceeds the largest on the
@@ -434,8 +466,9 @@ def small_message_victims_hurt_most(rows: Sequence[Dict[str, Any]]) -> Optional[
 
 def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     """Fig. 9's key numbers: the largest impact per system (Aries per aggressor), each with whether it is a
-    lower bound, whether the incast hurts more than the all-to-all on Aries and whether small-message
-    victims are hurt most, and how many victims the aggressor left exactly untouched."""
+    lower bound, whether the incast hurts more than the all-to-all on Aries, whether small-message
+    victims are hurt most, Aries' largest incast impact per split and whether it grows with the
+    aggressor's share, and how many victims the aggressor left exactly untouched."""
     def of(system: str, aggressor: Optional[str] = None) -> List[Dict[str, Any]]:
         return [r for r in rows if r["system"] == system and aggressor in (None, r["aggressor"])]
 
@@ -447,6 +480,8 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     incast, alltoall = out["aries_incast_max_impact"], out["aries_alltoall_max_impact"]
     out["incast_hurts_more_than_alltoall"] = incast > alltoall if None not in (incast, alltoall) else None
     out["small_message_victims_hurt_most"] = small_message_victims_hurt_most(rows)
+    out["aries_incast_max_by_share"] = aries_incast_max_by_share(rows)
+    out["impact_grows_with_aggressor_share"] = impact_grows_with_aggressor_share(out["aries_incast_max_by_share"])
     out["identical_points"] = identical_points(rows)
     out["paper"] = {"source": "[DeSensi20] Sec. III-A, Fig. 9 (and Fig. 10 (A) for its maximum)",
                     "slingshot_max_impact": 1.3, "aries_max_impact": 93,

@@ -3,8 +3,8 @@
 A bar shows done/total, rate and ETA. It appears only where someone can see
 it (stderr is a terminal, or a Jupyter notebook, where tqdm draws a widget
 when ``ipywidgets`` is installed: ``pip install 'slingsim[notebook]'``) and
-only once the work has taken ``DELAY_S`` seconds, so quick runs print
-nothing. ``SLINGSIM_PROGRESS=1`` draws bars even where stderr is not a terminal
+only once the work has taken ``DELAY_S`` seconds (``SLINGSIM_PROGRESS_DELAY_S``
+sets another), so quick runs print nothing. ``SLINGSIM_PROGRESS=1`` draws bars even where stderr is not a terminal
 (e.g. into a log file), ``SLINGSIM_PROGRESS=0`` hides them; the command
 line's ``--quiet`` and the API's ``progress=False`` turn them off whatever
 the environment says. tqdm is imported only when a bar is
@@ -20,7 +20,25 @@ FORCE_ENV = "SLINGSIM_PROGRESS"
 """Set to ``1`` to show progress bars even when stderr is not a terminal (``0`` hides them)."""
 
 DELAY_S = 2.0
-"""Seconds of work before a bar appears."""
+"""Seconds of work before a bar appears, unless ``SLINGSIM_PROGRESS_DELAY_S`` says otherwise."""
+
+DELAY_ENV = "SLINGSIM_PROGRESS_DELAY_S"
+"""Seconds of work before a bar appears (0: at once), for logs that should show every run's bar."""
+
+
+def delay_setting() -> float:
+    """``SLINGSIM_PROGRESS_DELAY_S`` if set, else ``DELAY_S``; a value that is not a number of seconds (0 or
+    more) is an error naming the variable."""
+    text = os.environ.get(DELAY_ENV)
+    if text is None or text == "":
+        return DELAY_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0.0 or value == float("inf"):
+        raise ValueError(f"{DELAY_ENV}={text!r} is not a number of seconds; give 0 or more (default {DELAY_S:g})")
+    return value
 
 
 def bar_setting(requested: bool) -> Optional[bool]:
@@ -54,7 +72,7 @@ class Progress:
         unit: str = "it",
         enabled: bool = True,
         stream: Optional[TextIO] = None,
-        delay_s: float = DELAY_S,
+        delay_s: Optional[float] = None,
     ) -> None:
         self.total = total
         self._done: float = 0
@@ -66,7 +84,8 @@ class Progress:
             disable = False  # a notebook's stderr is no terminal, yet someone watches it
         from tqdm.auto import tqdm
 
-        self._bar = tqdm(total=total, desc=label, unit=unit, disable=disable, file=stream, delay=delay_s,
+        delay = delay_setting() if delay_s is None else delay_s
+        self._bar = tqdm(total=total, desc=label, unit=unit, disable=disable, file=stream, delay=delay,
                          dynamic_ncols=True, leave=True)
 
     @property

@@ -3,7 +3,9 @@ import io
 import subprocess
 import sys
 
-from slingsim.progress import FORCE_ENV, Progress
+import pytest
+
+from slingsim.progress import DELAY_ENV, DELAY_S, FORCE_ENV, Progress, delay_setting
 
 from conftest import SMALL
 
@@ -66,14 +68,26 @@ def _run_cli(args, env_extra):
     return subprocess.run([sys.executable, "-m", "slingsim.cli", *args], capture_output=True, text=True, env=env)
 
 
-def test_a_long_run_shows_a_bar_and_quiet_hides_it(tmp_path):
-    """A run of a few seconds draws a bar (forced here, stderr being a pipe); --quiet draws none."""
-    args = ["run", SMALL, "--set", "sim.duration_ns=25e6", "--set", "sim.max_time_ns=1e9", "--no-cache", "--json"]
-    shown = _run_cli(args, {FORCE_ENV: "1"})
+def test_a_run_past_the_delay_shows_a_bar_and_quiet_hides_it(tmp_path):
+    """A run longer than the bar's delay draws a bar (forced here, stderr being a pipe; the delay set to 0
+    so the test does not depend on how fast this machine simulates); --quiet draws none."""
+    args = ["run", SMALL, "--set", "sim.duration_ns=2e6", "--set", "sim.max_time_ns=1e9", "--no-cache", "--json"]
+    shown = _run_cli(args, {FORCE_ENV: "1", DELAY_ENV: "0"})
     assert shown.returncode == 0, shown.stderr
     assert "simulating" in shown.stderr and "us/s" in shown.stderr
-    hidden = _run_cli([*args, "--quiet"], {FORCE_ENV: "1"})
+    hidden = _run_cli([*args, "--quiet"], {FORCE_ENV: "1", DELAY_ENV: "0"})
     assert hidden.returncode == 0 and hidden.stderr == ""
+
+
+def test_the_delay_comes_from_the_environment(monkeypatch):
+    monkeypatch.delenv(DELAY_ENV, raising=False)
+    assert delay_setting() == DELAY_S
+    monkeypatch.setenv(DELAY_ENV, "0.5")
+    assert delay_setting() == 0.5
+    for bad in ("soon", "-1", "nan", "inf"):
+        monkeypatch.setenv(DELAY_ENV, bad)
+        with pytest.raises(ValueError, match="SLINGSIM_PROGRESS_DELAY_S.*give 0 or more"):
+            delay_setting()
 
 
 def test_a_notebook_shows_a_bar_though_its_stderr_is_no_terminal(monkeypatch):

@@ -566,7 +566,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(f"wrote {out}")
     unmatched = applied.unmatched()
     if unmatched:
-        print(f"error: {unmatched_message(unmatched, 'no recipe validated')}", file=sys.stderr)
+        print(f"error: {unmatched_message(unmatched, 'the recipes validated')}", file=sys.stderr)
         return EXIT_USAGE
     if counts["recipes_failed"] or (args.strict and counts["ordering_fails"]):
         return 1

@@ -108,7 +108,8 @@ def with_study_overrides(cfg: Config) -> Config:
     return changed
 
 
-def unmatched_message(unmatched: List[str], where: str) -> str:
-    """The error for overrides that changed nothing."""
-    return (f"--set {', '.join(repr(u) for u in unmatched)}: {where} ran no network of that family, so the "
-            f"override changed nothing; the results written are those of the unchanged study")
+def unmatched_message(unmatched: List[str], what: str) -> str:
+    """The error for overrides that changed nothing in the runs of ``what`` (a recipe, or the recipes
+    validated)."""
+    return (f"--set {', '.join(repr(u) for u in unmatched)}: no run of {what} was on a network of that family, "
+            f"so the override changed nothing; the results written are those of the unchanged study")

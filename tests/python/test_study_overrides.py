@@ -1,5 +1,7 @@
 """`slingsim experiment --set` and `slingsim validate --set`: a mechanism changed in every run of a
 study, or in the runs on one network family, and refused where it would change the set-up."""
+import json
+
 import pytest
 
 from slingsim.api import resolved_config
@@ -74,7 +76,7 @@ def test_an_override_no_run_takes_is_an_error(tmp_path, capsys):
                  "--set", "aries:nic.outstanding_release=each"])
     err = capsys.readouterr().err
     assert code == 2
-    assert "switch-latency ran no network of that family" in err
+    assert "no run of switch-latency was on a network of that family" in err
 
 
 def test_a_bad_override_stops_the_command_before_it_runs(tmp_path, capsys):
@@ -86,3 +88,13 @@ def test_a_bad_override_stops_the_command_before_it_runs(tmp_path, capsys):
     code = main(["validate", "--quick", "--only", "switch-latency", "--out", str(out), "--set", "fattree"])
     assert code == 2
     assert not out.exists()
+
+
+def test_validate_says_when_no_recipe_took_an_override(tmp_path, capsys):
+    out = tmp_path / "v"
+    code = main(["validate", "--quick", "--only", "switch-latency", "--scheduler", "sync", "--quiet", "--json",
+                 "--no-cache", "--out", str(out), "--set", "aries:nic.outstanding_release=each"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "no run of the recipes validated was on a network of that family" in captured.err
+    assert json.loads(captured.out)["overrides"] == ["aries:nic.outstanding_release=each"]

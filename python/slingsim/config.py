@@ -75,9 +75,12 @@ def load_config(path_or_preset: Union[str, Path]) -> Config:
     A string that names an existing file is read as TOML; otherwise it is
     looked up as a preset in :data:`PRESET_DIR`. Traffic sources without a
     ``name`` get their default one (``traffic0``, ``traffic1``, ...) so every
-    source can be addressed by name.
+    source can be addressed by name. Inside a study run with ``--set``
+    (:mod:`slingsim.study_overrides`) the study's overrides are applied.
     """
-    return load_traced(path_or_preset)[0]
+    from .study_overrides import loaded_with_study_overrides  # a study's --set, if one is running
+
+    return loaded_with_study_overrides(load_traced(path_or_preset)[0])
 
 
 def load_traced(path_or_preset: Union[str, Path]) -> Tuple[Config, Sources]:

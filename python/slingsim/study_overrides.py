@@ -10,9 +10,12 @@ set. The topology, the jobs, the traffic and the simulation windows are what a r
 (shared switches, node splits, caps) are computed from, so a change there would leave those checks
 describing a set-up that did not run.
 
-They are applied in :func:`slingsim.sweep.fan_out`, which every recipe's runs pass through, after
-each config is resolved and before its cache key is taken: a run with an override is stored apart
-from the run without it, and the config each run records (``provenance.json``) shows the value used.
+They are applied twice. When a recipe loads a preset or file (:func:`slingsim.config.load_config`), so
+what it derives from the config (a victim's start time from the NICs' rate, say) sees them. And in
+:func:`slingsim.sweep.fan_out`, which every recipe's runs pass through, after each config is resolved and
+before its cache key is taken, so they hold over anything the recipe set itself: a run with an override
+is stored apart from the run without it, and the config each run records (``provenance.json``) shows
+the value used.
 """
 from __future__ import annotations
 
@@ -106,6 +109,23 @@ def with_study_overrides(cfg: Config) -> Config:
     for o in mine:
         applied.changed[o.text] = applied.changed.get(o.text, 0) + 1
     return changed
+
+
+def loaded_with_study_overrides(cfg: Config) -> Config:
+    """A config just loaded from a preset or file, with the active overrides of its family applied, so
+    what a recipe derives from it (a victim's start after the incast's onset, from the NICs' rate, say)
+    sees the values the runs will use. Not counted: :func:`with_study_overrides` applies them again to
+    every run, after anything the recipe set itself, and counts there."""
+    applied = _ACTIVE.get()
+    if applied is None or not applied.overrides:
+        return cfg
+    kind = cfg.get("topology", {}).get("kind")
+    mine = [o.assignment for o in applied.overrides if o.kind is None or o.kind == kind]
+    if not mine:
+        return cfg
+    from .config import apply_overrides
+
+    return apply_overrides(cfg, mine)
 
 
 def unmatched_message(unmatched: List[str], what: str) -> str:

@@ -98,3 +98,18 @@ def test_validate_says_when_no_recipe_took_an_override(tmp_path, capsys):
     assert code == 2
     assert "no run of the recipes validated was on a network of that family" in captured.err
     assert json.loads(captured.out)["overrides"] == ["aries:nic.outstanding_release=each"]
+
+
+def test_what_a_recipe_derives_from_a_preset_sees_the_override():
+    """The incast's onset (when a victim may start) depends on the NICs' rate: inside a study that halves
+    Aries' NIC rate, the recipe's own reading of the preset gives the later start."""
+    from slingsim.config import load_config
+    from slingsim.experiments.onset import victim_start_ns
+
+    alone = victim_start_ns(load_config("aries-crystal"), 255, 131072)
+    with study_overrides(["aries:nic.bandwidth_bps=40.8e9", "dragonfly:nic.bandwidth_bps=1e9"]) as applied:
+        cfg = load_config("aries-crystal")
+        slower = victim_start_ns(cfg, 255, 131072)
+    assert cfg["nic"]["bandwidth_bps"] == 40.8e9
+    assert slower == pytest.approx(2 * alone)
+    assert applied.changed == {}  # counted where runs pass, not where presets are read

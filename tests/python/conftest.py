@@ -47,3 +47,12 @@ def figures_without_overlapping_text(monkeypatch):
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(Figure, "savefig", checked_savefig)
+
+
+def default_sigint() -> None:
+    """``preexec_fn`` for a child a test interrupts with SIGINT. A background job of a script (``cmd &``
+    without job control) starts with SIGINT ignored, and a Python started so installs no
+    KeyboardInterrupt handler: the test would measure how it was launched, not slingsim."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

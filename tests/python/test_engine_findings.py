@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import default_sigint
 from fuzz_strategies import TRACE
 
 SMALL = "examples/small-dragonfly"
@@ -128,7 +129,8 @@ def test_a_meta_file_with_fewer_ranks_than_files_is_refused_or_warned(tmp_path):
 def test_sigint_stops_a_long_run_within_a_second():
     code = "import sys; from slingsim.cli import main; sys.exit(main(sys.argv[1:]))"
     run = subprocess.Popen([sys.executable, "-c", code, "run", SMALL, "--set", "sim.duration_ns=1e9", "--no-cache",
-                            "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=default_sigint)
     time.sleep(2.0)  # past start-up, into the simulation
     run.send_signal(signal.SIGINT)
     try:

@@ -4,12 +4,14 @@ import subprocess
 import sys
 import time
 
+from conftest import default_sigint
+
 
 def test_sigint_stops_a_long_run_within_a_second(tmp_path):
     out = tmp_path / "result"
     cmd = [sys.executable, "-m", "slingsim.cli", "run", "examples/small-dragonfly", "--no-cache",
            "--set", "sim.duration_ns=1e9", "--out", str(out)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     time.sleep(3.0)  # well into the simulation (its build takes milliseconds)
     assert proc.poll() is None, proc.communicate()
     sent = time.monotonic()

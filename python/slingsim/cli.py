@@ -488,13 +488,12 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     from .atomic import check_replaceable
     from .experiments.registry import recipe_with_options
 
-    from .study_overrides import parse_overrides, study_overrides, unmatched_message
+    from .study_overrides import study_overrides, unmatched_message
 
-    parse_overrides(args.overrides)  # refuses a bad --set before anything runs
     run = recipe_with_options(args.name, stop_rule=args.stop_rule)
     out = args.out or f"out/{args.name}"
     check_replaceable(out)
-    with study_overrides(args.overrides) as applied:
+    with study_overrides(args.overrides) as applied:  # a bad --set is refused here, before anything runs
         table = run(out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet,
                     cache=store_of(args))
     from .experiments.output import table_checks
@@ -537,11 +536,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
             state = f"failed: {outcome.error}" if outcome.error else "done"
             print(f"validate: {name} {state} ({outcome.seconds:.0f} s)", file=sys.stderr, flush=True)
 
-    from .study_overrides import parse_overrides, study_overrides, unmatched_message
+    from .study_overrides import study_overrides, unmatched_message
 
-    parse_overrides(args.overrides)  # refuses a bad --set before anything runs
     started = provenance.now()
-    with study_overrides(args.overrides) as applied:
+    with study_overrides(args.overrides) as applied:  # a bad --set is refused here, before anything runs
         rows = run_validation(args.out, args.quick, scheduler_of(args), args.workers, progress=not args.quiet,
                               cache=store_of(args), only=only, on_recipe=said)
     counts = summary_counts(rows)

@@ -93,19 +93,25 @@ def study_overrides(texts: Iterable[str]) -> Iterator[AppliedOverrides]:
         _ACTIVE.reset(token)
 
 
+def _overrides_for(cfg: Config) -> List[StudyOverride]:
+    """The active study's overrides that apply to ``cfg``'s network family (none outside a study)."""
+    applied = _ACTIVE.get()
+    if applied is None:
+        return []
+    kind = cfg.get("topology", {}).get("kind")
+    return [o for o in applied.overrides if o.kind is None or o.kind == kind]
+
+
 def with_study_overrides(cfg: Config) -> Config:
     """``cfg`` (resolved) with the active overrides that apply to its family, resolved again so the
     engine checks each value (its error names the override); ``cfg`` itself if none apply."""
-    applied = _ACTIVE.get()
-    if applied is None or not applied.overrides:
-        return cfg
-    kind = cfg.get("topology", {}).get("kind")
-    mine = [o for o in applied.overrides if o.kind is None or o.kind == kind]
+    mine = _overrides_for(cfg)
     if not mine:
         return cfg
     from .api import resolved_config
 
     changed = resolved_config(cfg, overrides=[o.assignment for o in mine])
+    applied = _ACTIVE.get()
     for o in mine:
         applied.changed[o.text] = applied.changed.get(o.text, 0) + 1
     return changed
@@ -116,16 +122,12 @@ def loaded_with_study_overrides(cfg: Config) -> Config:
     what a recipe derives from it (a victim's start after the incast's onset, from the NICs' rate, say)
     sees the values the runs will use. Not counted: :func:`with_study_overrides` applies them again to
     every run, after anything the recipe set itself, and counts there."""
-    applied = _ACTIVE.get()
-    if applied is None or not applied.overrides:
-        return cfg
-    kind = cfg.get("topology", {}).get("kind")
-    mine = [o.assignment for o in applied.overrides if o.kind is None or o.kind == kind]
+    mine = _overrides_for(cfg)
     if not mine:
         return cfg
     from .config import apply_overrides
 
-    return apply_overrides(cfg, mine)
+    return apply_overrides(cfg, [o.assignment for o in mine])
 
 
 def unmatched_message(unmatched: List[str], what: str) -> str:

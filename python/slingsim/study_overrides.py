@@ -125,9 +125,12 @@ def loaded_with_study_overrides(cfg: Config) -> Config:
     mine = _overrides_for(cfg)
     if not mine:
         return cfg
+    from .api import resolved_config
     from .config import apply_overrides
 
-    return apply_overrides(cfg, [o.assignment for o in mine])
+    assignments = [o.assignment for o in mine]
+    resolved_config(cfg, overrides=assignments)  # the engine checks each value here, its error naming the --set
+    return apply_overrides(cfg, assignments)
 
 
 def unmatched_message(unmatched: List[str], what: str) -> str:

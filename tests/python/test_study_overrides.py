@@ -113,3 +113,14 @@ def test_what_a_recipe_derives_from_a_preset_sees_the_override():
     assert cfg["nic"]["bandwidth_bps"] == 40.8e9
     assert slower == pytest.approx(2 * alone)
     assert applied.changed == {}  # counted where runs pass, not where presets are read
+
+
+def test_a_misspelt_key_is_refused_naming_the_option(tmp_path, capsys):
+    """A careless key is caught when the recipe reads its preset, with the option named, and nothing runs."""
+    out = tmp_path / "never"
+    code = main(["experiment", "congestion-heatmap", "--quick", "--quiet", "--out", str(out),
+                 "--set", "aries:nic.outstanding_relase=each"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "--set nic.outstanding_relase=each" in err and "outstanding_release" in err
+    assert not out.exists()

@@ -36,6 +36,14 @@ def topology_analytics(config_json: str) -> str:
     adversarial_minimal_saturation, build_s.
     """
 
+def collective_round_traffic(request_json: str) -> str:
+    """Bytes each round of a collective moves between groups and through nodes, as JSON text.
+
+    Request keys: collective, algorithm (default auto), bytes, node_of (node of each rank),
+    group_of_node. Answer: algorithm (what auto resolved to) and rounds, each with group_bytes
+    (G x G), max_node_send and max_node_recv.
+    """
+
 def check_deadlock(config_json: str) -> str:
     """Check every routing algorithm on the config's topology for deadlock.
 

@@ -44,7 +44,9 @@ def test_rows_refuse_loss_and_unfinished_runs():
 
 
 def test_key_figures_read_the_largest_size_and_the_drop():
-    rows = [{"nodes": n, "bytes": b, "tbytes_per_s": t, "fraction_of_peak": t / peak_tbytes_per_s(n), "bytes_lost": 0}
+    rows = [{"nodes": n, "bytes": b, "tbytes_per_s": t, "fraction_of_peak": t / peak_tbytes_per_s(n), "bytes_lost": 0,
+             "peak_tbytes_per_s": peak_tbytes_per_s(n), "schedule_bound_tbytes_per_s": peak_tbytes_per_s(n),
+             "fraction_of_schedule_bound": t / peak_tbytes_per_s(n)}
             for n, b, t in ((64, 256, 0.05), (64, 512, 0.04), (64, 32768, 1.2),
                             (128, 256, 0.1), (128, 512, 0.08), (128, 32768, 2.3))]
     k = key_figures(rows)
@@ -60,3 +62,5 @@ def test_more_nodes_move_more_and_lose_nothing():
     rows = [row_of(l, s) for (l, _), s in zip(points, run_summaries([c for _, c in points], scheduler="sync"))]
     assert rows[1]["tbytes_per_s"] > 1.5 * rows[0]["tbytes_per_s"]
     assert all(r["bytes_lost"] == 0 and r["fraction_of_peak"] <= 1.0 for r in rows)
+    # No run beats its schedule's bound (schedule_bound.py): the bound is a physical limit.
+    assert all(0 < r["fraction_of_schedule_bound"] <= 1.0 for r in rows)

@@ -41,10 +41,12 @@ def test_alltoall_algorithms_by_size_lose_nothing_and_stay_under_injection():
 
 
 def test_key_figures_and_the_cut():
-    rows = [{"test": t, "bytes": b, "tbytes_per_s": v, "fraction_of_peak": v / 6.4, "bytes_lost": 0}
+    rows = [{"test": t, "bytes": b, "tbytes_per_s": v, "fraction_of_peak": v / 6.4, "bytes_lost": 0,
+             "peak_tbytes_per_s": 6.4, "schedule_bound_tbytes_per_s": 6.4, "fraction_of_schedule_bound": v / 6.4}
             for t, b, v in (("alltoall", 256, 0.5), ("alltoall", 512, 0.3), ("alltoall", 32768, 3.0),
                             ("bisection", 1 << 20, 2.0))]
     k = key_figures(rows, cut_crossed(node_list(True)))
     assert k["alltoall_largest_bytes"] == 32768 and k["alltoall_peak_fraction"] == pytest.approx(3.0 / 6.4, abs=1e-4)
     assert k["bisection_tbytes_per_s"] == 2.0 and k["drop_above_256B"] and k["cut_checked"]
+    assert k["alltoall_schedule_bound_fraction"] == 1.0 and k["alltoall_of_schedule_bound"] == pytest.approx(3.0 / 6.4, abs=1e-4)
     assert not cut_crossed(list(range(256)))  # the first 256 nodes are two groups, both in the first half

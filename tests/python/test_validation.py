@@ -164,3 +164,14 @@ def test_share_growth_claim_reads_the_splits():
     assert blocks["ours"] == pytest.approx(381.0 / 21.9) and blocks["ordering_holds"] is False
     assert window["ordering_holds"] is True
     assert quick["ours"] is None and quick["ordering_holds"] is None
+
+
+def test_rank_order_bound_claim():
+    """[Roweth] Fig. 3's 0.89 needs a rank order whose rounds allow it: node order on 1024 Shandy nodes (0.61 by
+    schedule_bound.py) fails the claim, quick's 256 nodes (bound by their NICs, 1.0) hold it."""
+    c = claim("alltoall-scaling", "the most MPICH's rounds allow on the most nodes with our rank order, fraction of "
+                                  "the peak")
+    full = claim_row(c, Outcome([], {"alltoall_schedule_bound_fraction": 0.611}))
+    quick = claim_row(c, Outcome([], {"alltoall_schedule_bound_fraction": 1.0}))
+    assert full["ours"] == 0.611 and full["ordering_holds"] is False
+    assert quick["ordering_holds"] is True

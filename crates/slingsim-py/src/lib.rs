@@ -120,6 +120,15 @@ fn topology_analytics(py: Python<'_>, config_json: &str) -> PyResult<String> {
     Ok(v.to_string())
 }
 
+/// Bytes each round of a collective moves between groups and through
+/// nodes (`slingsim_core::mpi::round_traffic`), as JSON text.
+#[pyfunction]
+fn collective_round_traffic(py: Python<'_>, request_json: &str) -> PyResult<String> {
+    let text = request_json.to_owned();
+    let v = py.detach(move || slingsim_core::mpi::round_traffic::round_traffic_json(&text)).map_err(engine_error)?;
+    Ok(v.to_string())
+}
+
 /// Proves every routing algorithm deadlock free on the topology of a config
 /// (or returns a dependency cycle), as JSON text.
 #[pyfunction]
@@ -292,6 +301,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dumpi_info, m)?)?;
     m.add_function(wrap_pyfunction!(write_dumpi, m)?)?;
     m.add_function(wrap_pyfunction!(generate_program, m)?)?;
+    m.add_function(wrap_pyfunction!(collective_round_traffic, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

@@ -17,7 +17,10 @@ messages by the square of the processes per node.
 
 A row's peak is the lower of what the nodes inject (both 100 Gb/s rails of every node) and the
 network's all-to-all bound (the 11.2 TB/s of global links over the 7/8 of the bytes that cross
-them). A point is refused unless every byte was delivered and its nodes span all 8 groups.
+them). A row also gives what the rank order lets MPICH's rounds move at best (``schedule_bound.py``):
+in node order consecutive ranks share a group, so each round is group-adversarial and on 1024 nodes
+no network carries more than 0.61 of the peak that way. A point is refused unless every byte was
+delivered and its nodes span all 8 groups.
 """
 from __future__ import annotations
 
@@ -37,6 +40,7 @@ from ..store import CacheLike  # noqa: E402
 from .bisection_alltoall import ALLTOALL_PEAK_TBPS, SYSTEM, injection_tbytes_per_s, moved_bytes  # noqa: E402
 from .placement import group_pool, nodes_per_group  # noqa: E402
 from .point_study import run_point_study  # noqa: E402
+from .schedule_bound import alltoall_bound_tbytes_per_s  # noqa: E402
 
 GROUPS = 8
 NODE_COUNTS = (64, 128, 256, 512, 1024)
@@ -91,8 +95,10 @@ def row_of(labels: Dict[str, Any], summary: Dict[str, Any]) -> Dict[str, Any]:
     mean_ns = job["iteration_ns"]["mean"]
     tbps = moved_bytes("alltoall", labels["nodes"], labels["bytes"]) / mean_ns / 1e3
     peak = peak_tbytes_per_s(labels["nodes"])
+    bound = alltoall_bound_tbytes_per_s(SYSTEM, tuple(node_list(labels["nodes"])), labels["bytes"])
     return {**labels, "iteration_us": mean_ns / 1e3, "tbytes_per_s": tbps, "peak_tbytes_per_s": peak,
-            "fraction_of_peak": tbps / peak, "bytes_lost": summary.get("bytes_lost", 0)}
+            "fraction_of_peak": tbps / peak, "schedule_bound_tbytes_per_s": bound,
+            "fraction_of_schedule_bound": tbps / bound, "bytes_lost": summary.get("bytes_lost", 0)}
 
 
 def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
@@ -108,6 +114,10 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
         "tbytes_per_s": {str(n): round(top[n]["tbytes_per_s"], 4) for n in counts},
         "peak_fraction": {str(n): round(top[n]["fraction_of_peak"], 4) for n in counts},
         "alltoall_peak_fraction": round(top[most]["fraction_of_peak"], 4),
+        "schedule_bound_peak_fraction": {str(n): round(top[n]["schedule_bound_tbytes_per_s"] / top[n]["peak_tbytes_per_s"], 4)
+                                         for n in counts},
+        "alltoall_schedule_bound_fraction": round(top[most]["schedule_bound_tbytes_per_s"] / top[most]["peak_tbytes_per_s"], 4),
+        "alltoall_of_schedule_bound": round(top[most]["fraction_of_schedule_bound"], 4),
         "most_nodes": most,
         "rises_with_nodes": all(top[b]["tbytes_per_s"] >= RISE_TOLERANCE * top[a]["tbytes_per_s"]
                                 for a, b in zip(counts, counts[1:])),

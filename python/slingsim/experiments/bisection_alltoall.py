@@ -43,6 +43,7 @@ from ..store import CacheLike  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
 from .output import study_output  # noqa: E402
 from .placement import group_pool, nodes_per_group  # noqa: E402
+from .schedule_bound import alltoall_bound_tbytes_per_s  # noqa: E402
 
 SYSTEM = "slingshot-shandy"
 NODES = 1024
@@ -145,8 +146,12 @@ def run_bisection_alltoall(
         tbps = moved_bytes(labels["test"], labels["nodes"], labels["bytes"]) / mean_ns / 1e3 if mean_ns else None
         peak = min(BISECTION_PEAK_TBPS if labels["test"] == "bisection" else ALLTOALL_PEAK_TBPS,
                    injection)
+        bound = (alltoall_bound_tbytes_per_s(SYSTEM, tuple(node_list(quick)), labels["bytes"])
+                 if labels["test"] == "alltoall" else None)
         rows.append({**labels, "iteration_us": mean_ns / 1e3 if mean_ns else None, "tbytes_per_s": tbps,
                      "peak_tbytes_per_s": peak, "fraction_of_peak": tbps / peak if tbps else None,
+                     "schedule_bound_tbytes_per_s": bound,
+                     "fraction_of_schedule_bound": tbps / bound if tbps and bound else None,
                      "bytes_lost": summary.get("bytes_lost", 0)})
     checks = key_figures(rows, cut_crossed(node_list(quick)))
     with study_output(out_dir, summaries, started, {"quick": quick}) as out:
@@ -174,6 +179,9 @@ def key_figures(rows: List[Dict[str, Any]], crossed: bool) -> Dict[str, Any]:
         out[f"{test}_largest_bytes"] = top["bytes"]
         out[f"{test}_tbytes_per_s"] = round(top["tbytes_per_s"], 4)
         out[f"{test}_peak_fraction"] = round(top["fraction_of_peak"], 4)
+        if test == "alltoall":
+            out["alltoall_schedule_bound_fraction"] = round(top["schedule_bound_tbytes_per_s"] / top["peak_tbytes_per_s"], 4)
+            out["alltoall_of_schedule_bound"] = round(top["fraction_of_schedule_bound"], 4)
     a2a = {r["bytes"]: r["tbytes_per_s"] for r in rows if r["test"] == "alltoall" and r["tbytes_per_s"]}
     out["drop_above_256B"] = a2a[512] < a2a[256] if 256 in a2a and 512 in a2a else None
     out["bytes_lost"] = sum(r["bytes_lost"] or 0 for r in rows)

@@ -6,6 +6,7 @@ pub mod op;
 pub use op::{Collective, Op, Program, ANY_SOURCE, ANY_TAG, PROC_NULL};
 pub mod app_aware;
 pub mod collectives;
+pub mod round_traffic;
 pub mod config;
 pub mod runtime;
 pub mod state;

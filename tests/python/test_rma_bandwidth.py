@@ -40,7 +40,7 @@ def test_small_transfer_bandwidth_follows_the_per_put_cpu_cost():
 
 def test_a_run_that_did_not_move_its_puts_is_refused():
     job = {"finished": True, "iterations": 2, "messages": 2 * 4 * rma_bandwidth.WINDOW, "collective_messages": 0,
-           "timed_ns": {"max": 1000.0}}
+           "timed_ns": {"max": 1000.0}, "timed_window_ns": {"max": 1000.0}}
     summary = {"nodes": 2, "endpoints": 2, "end_reason": "jobs_done", "jobs": {"rma": job}}
     assert row_of({"pes": 4, "bytes": 8}, summary)["gbytes_per_s"] > 0
     with pytest.raises(RuntimeError, match="did not run as built"):

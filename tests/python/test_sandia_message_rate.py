@@ -42,6 +42,6 @@ def test_bad_input_and_a_run_that_sent_too_little_are_refused():
     with pytest.raises(ValueError, match="not one of"):
         peers(4, 2, PEERS)
     job = {"messages": 10, "collective_messages": 0, "iterations": 1, "timed_ns": {"mean": 1.0},
-           "iteration_ns": {"mean": 1.0}}
+           "timed_window_ns": {"mean": 1.0}, "iteration_ns": {"mean": 1.0}}
     with pytest.raises(RuntimeError, match="did not run as built"):
         row_of({"test": "all-start", "ppn": 2}, {"jobs": {"mr": job}})

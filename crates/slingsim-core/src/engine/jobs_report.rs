@@ -95,6 +95,7 @@ impl Simulation {
                 "bytes": job.bytes,
                 "message_latency_ns": job.message_latency.summary(1e-3),
                 "timed_ns": job.timed.summary(1e-3),
+                "timed_window_ns": timed_windows(&job.timed_windows),
                 "unknown_waits": job.unknown_waits,
                 "warnings": job.program.warnings,
                 "ranks_done": job.ranks_done,
@@ -217,4 +218,14 @@ fn iteration_stats(times: &[f64]) -> Value {
         "max": v[v.len() - 1],
         "qcd": if q1 + q3 > 0.0 { (q3 - q1) / (q3 + q1) } else { 0.0 },
     })
+}
+
+/// The spans of a job's timed windows (first start to last stop over its
+/// ranks, per iteration), summarised as the ranks' timers are.
+fn timed_windows(windows: &[(Ps, Ps)]) -> Value {
+    let mut h = crate::metrics::Histogram::default();
+    for &(a, b) in windows.iter().filter(|(a, b)| a <= b) {
+        h.record(b - a);
+    }
+    h.summary(1e-3)
 }

@@ -125,6 +125,17 @@ impl Simulation {
         end
     }
 
+    /// Rank `g`'s CPU does MPI work of `cost` that may start at `from`:
+    /// it starts once the CPU has finished its earlier MPI work
+    /// ([`crate::mpi::state::Rank::cpu_busy`]) and ends later by any
+    /// detour of host noise; returns the end, and the CPU is busy until it.
+    fn mpi_cpu_take(&mut self, g: u32, from: Ps, cost: Ps) -> Ps {
+        let start = from.max(self.mpi.ranks[g as usize].cpu_busy);
+        let end = self.mpi_cpu_end(g, start + cost);
+        self.mpi.ranks[g as usize].cpu_busy = end;
+        end
+    }
+
     /// The rank reached the end of its program: start over (repeating
     /// jobs; returns true) or finish.
     fn mpi_program_end(&mut self, g: u32) -> bool {
@@ -165,14 +176,14 @@ impl Simulation {
             }
             Op::Isend { comm, peer, tag, bytes, req } => {
                 let cpu = send_overhead + self.mpi_send_copy(g, comm, peer, bytes);
-                let done = self.mpi_cpu_end(g, now + cpu);
+                let done = self.mpi_cpu_take(g, now, cpu);
                 let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, done);
                 self.mpi_bind(g, req, slot);
                 self.mpi.ranks[g as usize].ready_at = done;
             }
             Op::Send { comm, peer, tag, bytes } => {
                 let cpu = send_overhead + self.mpi_send_copy(g, comm, peer, bytes);
-                let done = self.mpi_cpu_end(g, now + cpu);
+                let done = self.mpi_cpu_take(g, now, cpu);
                 let slot = self.mpi_post_send(g, comm, peer, tag, Context::PointToPoint, bytes, Owner::Program, done);
                 self.mpi.ranks[g as usize].ready_at = done;
                 self.mpi_block_on(g, vec![slot]);
@@ -207,7 +218,7 @@ impl Simulation {
                 }
             }
             Op::Put { comm, peer, bytes, req, completion } => {
-                let done = self.mpi_cpu_end(g, now + send_overhead);
+                let done = self.mpi_cpu_take(g, now, send_overhead);
                 let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Put(completion), done, Owner::Program);
                 self.mpi_bind(g, req, slot);
                 self.mpi.ranks[g as usize].ready_at = done;
@@ -225,13 +236,13 @@ impl Simulation {
                 }
             }
             Op::Get { comm, peer, bytes, req } => {
-                let done = self.mpi_cpu_end(g, now + send_overhead);
+                let done = self.mpi_cpu_take(g, now, send_overhead);
                 let slot = self.mpi_rma_post(g, comm, peer, bytes, RmaKind::Get, done, Owner::Program);
                 self.mpi_bind(g, req, slot);
                 self.mpi.ranks[g as usize].ready_at = done;
             }
             Op::FetchAdd { comm, peer, req } => {
-                let done = self.mpi_cpu_end(g, now + send_overhead);
+                let done = self.mpi_cpu_take(g, now, send_overhead);
                 let slot = self.mpi_rma_post(g, comm, peer, super::rma::AMO_BYTES, RmaKind::FetchAdd, done, Owner::Program);
                 self.mpi_bind(g, req, slot);
                 self.mpi.ranks[g as usize].ready_at = done;
@@ -256,12 +267,25 @@ impl Simulation {
                     self.mpi_stop_rule(g, i);
                 }
             }
-            Op::TimerStart => self.mpi.ranks[g as usize].timer = now,
+            Op::TimerStart => {
+                let r = &mut self.mpi.ranks[g as usize];
+                r.timer = now;
+                let (i, j) = (r.iteration as usize, r.job as usize);
+                let windows = &mut self.mpi.jobs[j].timed_windows;
+                if windows.len() <= i {
+                    windows.resize(i + 1, (NEVER, Ps::ZERO));
+                }
+                windows[i].0 = windows[i].0.min(now);
+            }
             Op::TimerStop => {
                 let r = &self.mpi.ranks[g as usize];
                 let d = now - r.timer;
-                let j = r.job as usize;
-                self.mpi.jobs[j].timed.record(d);
+                let (i, j) = (r.iteration as usize, r.job as usize);
+                let job = &mut self.mpi.jobs[j];
+                job.timed.record(d);
+                if let Some(w) = job.timed_windows.get_mut(i) {
+                    w.1 = w.1.max(now);
+                }
             }
         }
     }
@@ -307,7 +331,7 @@ impl Simulation {
     /// overhead, as for one `Put`); after the last, its program goes on.
     fn mpi_burst_post(&mut self, g: u32, b: u32) {
         let now = self.clock.now;
-        let done = self.mpi_cpu_end(g, now + self.mpi.p().send_overhead);
+        let done = self.mpi_cpu_take(g, now, self.mpi.p().send_overhead);
         let r = &mut self.mpi.ranks[g as usize];
         let run = &mut r.bursts[b as usize];
         run.to_post -= 1;
@@ -640,7 +664,7 @@ impl Simulation {
         job.failed_match_attempts += failed;
         job.matched_messages += 1;
         match m.location {
-            crate::host::MatchingLocation::Software => m.walk(failed, t, &mut r.match_busy),
+            crate::host::MatchingLocation::Software => m.walk(failed, t, &mut r.cpu_busy),
             crate::host::MatchingLocation::Nic => {
                 let node = r.node as usize;
                 if rt.nic_match_busy.len() <= node {
@@ -684,8 +708,10 @@ impl Simulation {
     /// A receive's data is in: it completes after the receive overhead.
     fn mpi_recv_done(&mut self, d: u32, req: u32, env: &Envelope, t: Ps) {
         let copy = if env.rendezvous { Ps::ZERO } else { self.mpi_eager_copy(env.src, d, env.bytes) };
-        let at = t + self.mpi.p().recv_overhead + copy;
-        let r = &self.mpi.ranks[d as usize];
+        let cost = self.mpi.p().recv_overhead + copy;
+        let r = &mut self.mpi.ranks[d as usize];
+        let at = t.max(r.cpu_busy) + cost;
+        r.cpu_busy = at;
         if r.reqs[req as usize].timed_recv && env.ctx == Context::PointToPoint {
             let j = r.job as usize;
             self.mpi.jobs[j].message_latency.record(at.saturating_sub(env.posted));
@@ -773,11 +799,13 @@ impl Simulation {
             for &(peer, _) in &recvs {
                 self.mpi_post_recv(g, comm, peer as i32, tag, ctx, Owner::Collective(c), false);
             }
-            let mut at = start;
+            let mut at = start.max(self.mpi.ranks[g as usize].cpu_busy);
             for &(peer, bytes) in &sends {
                 at += send_overhead + self.mpi_send_copy(g, comm, peer as i32, bytes);
                 self.mpi_post_send(g, comm, peer as i32, tag, ctx, bytes, Owner::Collective(c), at);
             }
+            let r = &mut self.mpi.ranks[g as usize];
+            r.cpu_busy = r.cpu_busy.max(at);
             return;
         }
     }

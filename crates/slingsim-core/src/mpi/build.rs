@@ -258,6 +258,7 @@ pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8, bool)], params: Par
             stop_interval: None,
             message_latency: Histogram::default(),
             timed: Histogram::default(),
+            timed_windows: Vec::new(),
             messages: 0,
             bytes: 0,
             collective_messages: 0,

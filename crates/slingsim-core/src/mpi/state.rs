@@ -210,9 +210,14 @@ pub struct Rank {
     pub posting: Option<u32>,
     /// The 8-byte integer fetch-and-adds at this rank add to.
     pub amo_value: u64,
-    /// Until when this rank's CPU is walking posted receives (software
-    /// matching, [`crate::host::matching`]).
-    pub match_busy: Ps,
+    /// Until when this rank's CPU is busy with MPI work. One core runs a
+    /// rank's MPI layer, so its work queues here: posting sends (the
+    /// software layers' send time and the eager copy), completing receives
+    /// (their receive time and copy) and, with software matching, walking
+    /// the posted receives ([`crate::host::matching`]). Compute is not
+    /// counted: a rank's receives complete during its compute as if its
+    /// MPI progressed there.
+    pub cpu_busy: Ps,
     pub unexpected: Vec<(Envelope, Ps)>,
     /// Next sequence number to each receiver, and expected from each sender.
     pub send_seq: HashMap<u32, u64>,
@@ -254,7 +259,7 @@ impl Rank {
             colls: Vec::new(),
             coll_seq: HashMap::new(),
             posted: Vec::new(),
-            match_busy: Ps::ZERO,
+            cpu_busy: Ps::ZERO,
             rma_in_flight: 0,
             rma_held: VecDeque::new(),
             bursts: Vec::new(),
@@ -348,6 +353,11 @@ pub struct Job {
     /// and the rank timers' distribution.
     pub message_latency: Histogram,
     pub timed: Histogram,
+    /// Per iteration, the first timer start and the last timer stop over
+    /// the job's ranks: the span the ranks' timed work covers together,
+    /// where ranks that start at different times make any one rank's span
+    /// too short.
+    pub timed_windows: Vec<(Ps, Ps)>,
     /// Messages and bytes the ranks sent (user point-to-point, one-sided,
     /// and collectives' internal messages), network or memory.
     pub messages: u64,

@@ -59,3 +59,14 @@ def test_quick_run_doubles_the_counters_with_the_wait(tmp_path):
     checks = json.loads(table.schema.metadata[b"slingsim.checks"])
     assert checks["setup_checked"] and checks["job_sent_nothing"]
     assert checks["counters_grow_with_time"] and checks["rates_unchanged"], checks
+
+
+def test_a_waits_counters_are_its_run_less_the_lead_in():
+    """The background starts with the run; a wait is read from the lead-in on, as its run's counters less
+    those of the run that ends at the lead-in (the same background up to there)."""
+    nic = {"flit_bytes": 16, "bandwidth_bps": 128e9}  # one 16 B flit per ns
+    lead = {"incoming_flits": 100.0, "stalled_ns": 40.0, "measured_ns": 4e6, "job_messages": 0}
+    run = {"incoming_flits": 1100.0, "stalled_ns": 240.0, "measured_ns": 14e6, "job_messages": 0}
+    row = m.row_of(10e6, run, lead, nic)
+    assert row["measured_ms"] == 10.0 and row["incoming_flits"] == 1000.0
+    assert row["stalled_cycles"] == pytest.approx(200.0) and row["flits_per_s"] == pytest.approx(1e5)

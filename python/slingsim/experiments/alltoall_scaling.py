@@ -44,7 +44,7 @@ from .schedule_bound import alltoall_bound_tbytes_per_s  # noqa: E402
 
 GROUPS = 8
 NODE_COUNTS = (64, 128, 256, 512, 1024)
-QUICK_NODE_COUNTS = (64, 128, 256)
+QUICK_NODE_COUNTS = (64, 128, 256, 512)
 SIZES = (8, 64, 256, 512, 4096, 32_768)
 QUICK_SIZES = (256, 512, 32_768)
 PAPER_BEST_TBPS = 11.4

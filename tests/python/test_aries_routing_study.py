@@ -162,3 +162,17 @@ def test_quick_study_high_bias_for_little_data_default_for_heavy_exchanges(tmp_p
     rows = table.to_pylist()
     assert all(r["norm_median"] == 1.0 for r in rows if r["routing"] == study.DEFAULT)
     assert (tmp_path / "aries_routing_study.png").is_file()
+
+
+def test_scaling_factors_derived_as_the_paper_does():
+    """[DeSensi19] Sec. 4.2: high bias's L and s over ADAPTIVE's, per test, the median over the tests; a test
+    whose ADAPTIVE run never stalled gives no stall ratio."""
+    def run(test, routing, latency, stall):
+        return {"system": "aries-cori", "test": test, "size": "large", "routing": routing,
+                "nic_latency_ns": latency, "nic_stall_ns_per_flit": stall}
+    rows = [run("a", "adaptive-0", 1000.0, 0.1), run("a", "adaptive-3", 1200.0, 1.0),
+            run("b", "adaptive-0", 1000.0, 0.0), run("b", "adaptive-3", 700.0, 0.0),
+            run("c", "adaptive-0", 2000.0, 0.2), run("c", "adaptive-3", 1800.0, 6.0),
+            run("c", "app-aware", 1.0, 1.0)]
+    got = study.derived_scales(rows)
+    assert got == {"latency_scale": 0.9, "stall_scale": 20.0, "tests": 3, "tests_with_stalls": 2}

@@ -32,6 +32,7 @@ the paper's shape and its background sits in the job's groups only, beside and n
 from __future__ import annotations
 
 import functools
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -268,9 +269,33 @@ def result_row(labels: Dict[str, Any], cfg: Config, summary: Dict[str, Any]) -> 
         raise RuntimeError(f"{where}: {job['iterations']} of {asked['iterations']} iterations done by "
                            f"sim.max_time_ns = {MAX_TIME_NS:g} (end: {summary.get('end_reason')}); raise MAX_TIME_NS")
     modes = job["app_aware_messages"] or {}
+    nic = job.get("nic_counters") or {}
     return {**labels, "iterations": job["iterations"],
             "mean_us": job["iteration_ns"]["mean"] / 1e3, "median_us": job["iteration_ns"]["p50"] / 1e3,
-            "default_share": modes.get(DEFAULT, 0) / max(1, sum(modes.values())) if modes else None}
+            "default_share": modes.get(DEFAULT, 0) / max(1, sum(modes.values())) if modes else None,
+            "nic_latency_ns": nic.get("mean_latency_ns"), "nic_stall_ns_per_flit": nic.get("stall_ns_per_flit")}
+
+
+def derived_scales(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """App-aware's scaling factors as [DeSensi19] Sec. 4.2 derives them, "a median case over several runs of
+    different microbenchmarks in different allocations": per test, high bias's NIC latency ``L`` and stall per
+    flit ``s`` over DEFAULT's (the job's NICs, its whole run), the median over the tests. A test whose
+    DEFAULT run stalled not at all gives no stall ratio."""
+    by: Dict[Tuple[str, str, str], Dict[str, Dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault((r["system"], r["test"], r["size"]), {})[r["routing"]] = r
+    lam, sig = [], []
+    for runs in by.values():
+        a, b = runs.get(DEFAULT), runs.get(HIGH_BIAS)
+        if not a or not b:
+            continue
+        if a.get("nic_latency_ns") and b.get("nic_latency_ns") is not None:
+            lam.append(b["nic_latency_ns"] / a["nic_latency_ns"])
+        if a.get("nic_stall_ns_per_flit") and b.get("nic_stall_ns_per_flit") is not None:
+            sig.append(b["nic_stall_ns_per_flit"] / a["nic_stall_ns_per_flit"])
+    return {"latency_scale": round(statistics.median(lam), 3) if lam else None,
+            "stall_scale": round(statistics.median(sig), 3) if sig else None,
+            "tests": len(lam), "tests_with_stalls": len(sig)}
 
 
 def normalise(rows: List[Dict[str, Any]]) -> None:
@@ -300,7 +325,11 @@ def run_aries_routing_study(
         summaries.append(summary)
         rows.append(result_row(labels, cfg, summary))
     normalise(rows)
-    checks = {**key_figures(rows), "allocation_checked": True,
+    # The factors the runs used: their resolved config, with any --set applied.
+    used = summaries[0]["provenance"]["config"]["mpi"]["app_aware"]
+    checks = {**key_figures(rows), "app_aware_scales_derived": derived_scales(rows),
+              "app_aware_scales_used": {k: used[k] for k in ("latency_scale", "stall_scale")},
+              "allocation_checked": True,
               "allocations": {s: {**allocation_summary(checked_allocation(s)),
                                   "pingpong_pair": checked_allocation(s).pingpong_pair()} for s in systems(quick)}}
     with study_output(out_dir, summaries, started, {"quick": quick}) as out:

@@ -29,6 +29,32 @@ impl Simulation {
         out
     }
 
+    /// The NIC counters of a job's nodes (every rail), summed: what
+    /// [DeSensi19] reads per job, its packets' mean latency `L` and mean
+    /// stall per flit `s` among them. A node shared with another job
+    /// counts that job's packets too.
+    fn job_nic_counters(&self, nodes: &[u32]) -> Value {
+        let rails = self.net.rails as usize;
+        let mut c = super::nic::NicCounters::default();
+        for &n in nodes {
+            for &e in &self.net.node_endpoints[n as usize * rails..(n as usize + 1) * rails] {
+                let x = &self.nics.counters[e];
+                c.packets += x.packets;
+                c.flits += x.flits;
+                c.stalled_ps += x.stalled_ps;
+                c.latency_ps += x.latency_ps;
+                c.delivered += x.delivered;
+            }
+        }
+        json!({
+            "packets_sent": c.packets,
+            "flits_sent": c.flits,
+            "packets_delivered": c.delivered,
+            "mean_latency_ns": if c.delivered == 0 { Value::Null } else { json!(ps_to_ns(c.latency_ps) / c.delivered as f64) },
+            "stall_ns_per_flit": if c.flits == 0 { Value::Null } else { json!(ps_to_ns(c.stalled_ps) / c.flits as f64) },
+        })
+    }
+
     /// `jobs` of the summary: one entry per job.
     pub(crate) fn jobs_summary(&self) -> Value {
         let mut out = Map::new();
@@ -101,6 +127,7 @@ impl Simulation {
                 "ranks_done": job.ranks_done,
                 "waiting_ranks": waiting,
                 "app_aware_messages": app_aware,
+                "nic_counters": self.job_nic_counters(&job.nodes),
                 "matching": {
                     "messages": job.matched_messages,
                     "failed_attempts": job.failed_match_attempts,

@@ -33,6 +33,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 from .. import _core
 from ..api import topology
 from ..config import Config, load_config
+from .placement import NodeLayout
 
 
 def round_time_s(t: Sequence[Sequence[float]], node_send: float, node_recv: float, rates: Dict[str, float]) -> Dict[str, Any]:
@@ -91,24 +92,19 @@ def collective_bound(cfg: Config, nodes: Sequence[int], nbytes: int, collective:
     (rank i on ``nodes[i // ppn]``), as the MPI layer places a job's ranks: ``seconds``, the bytes
     between nodes, the rounds, the algorithm and how many rounds each limit set."""
     rates = network_rates(cfg)
-    per_group = rates["nodes"] // rates["groups"]
+    layout = NodeLayout(cfg["topology"])
     if any(not 0 <= n < rates["nodes"] for n in nodes):
         raise ValueError(f"schedule bound: nodes must lie in 0..{rates['nodes'] - 1}")
     used = sorted(set(nodes))
     index = {n: i for i, n in enumerate(used)}
     request = {"collective": collective, "algorithm": algorithm, "bytes": int(nbytes),
                "node_of": [index[nodes[r // ppn]] for r in range(len(nodes) * ppn)],
-               "group_of_node": [n // per_group for n in used]}
+               "group_of_node": [layout.group(n) for n in used]}
     answer = json.loads(_core.collective_round_traffic(json.dumps(request)))
     seconds, limits, moved = 0.0, {}, 0
     for rnd in answer["rounds"]:
-        t = rnd["group_bytes"]
-        rows = [[0.0] * rates["groups"] for _ in range(rates["groups"])]
-        for g, row in enumerate(t):
-            for h, b in enumerate(row):
-                rows[g][h] = float(b)
-                moved += b
-        r = round_time_s(rows, rnd["max_node_send"], rnd["max_node_recv"], rates)
+        moved += sum(map(sum, rnd["group_bytes"]))
+        r = round_time_s(rnd["group_bytes"], rnd["max_node_send"], rnd["max_node_recv"], rates)
         seconds += r["seconds"]
         limits[r["limit"]] = limits.get(r["limit"], 0) + 1
     return {"seconds": seconds, "moved_bytes": moved, "rounds": len(answer["rounds"]),

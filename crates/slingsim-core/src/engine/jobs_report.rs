@@ -34,24 +34,16 @@ impl Simulation {
     /// stall per flit `s` among them. A node shared with another job
     /// counts that job's packets too.
     fn job_nic_counters(&self, nodes: &[u32]) -> Value {
-        let rails = self.net.rails as usize;
         let mut c = super::nic::NicCounters::default();
         for &n in nodes {
-            for &e in &self.net.node_endpoints[n as usize * rails..(n as usize + 1) * rails] {
-                let x = &self.nics.counters[e];
-                c.packets += x.packets;
-                c.flits += x.flits;
-                c.stalled_ps += x.stalled_ps;
-                c.latency_ps += x.latency_ps;
-                c.delivered += x.delivered;
-            }
+            c.add(&self.node_nic_counters(n));
         }
         json!({
             "packets_sent": c.packets,
             "flits_sent": c.flits,
             "packets_delivered": c.delivered,
-            "mean_latency_ns": if c.delivered == 0 { Value::Null } else { json!(ps_to_ns(c.latency_ps) / c.delivered as f64) },
-            "stall_ns_per_flit": if c.flits == 0 { Value::Null } else { json!(ps_to_ns(c.stalled_ps) / c.flits as f64) },
+            "mean_latency_ns": c.mean_latency_ns(),
+            "stall_ns_per_flit": c.stall_ns_per_flit(),
         })
     }
 

@@ -136,6 +136,14 @@ impl Simulation {
         end
     }
 
+    /// [`Self::mpi_cpu_take`] without host noise (receive completions and a
+    /// collective round's sends, which noise has never delayed).
+    fn mpi_cpu_queue(&mut self, g: u32, from: Ps, cost: Ps) -> Ps {
+        let r = &mut self.mpi.ranks[g as usize];
+        r.cpu_busy = from.max(r.cpu_busy) + cost;
+        r.cpu_busy
+    }
+
     /// The rank reached the end of its program: start over (repeating
     /// jobs; returns true) or finish.
     fn mpi_program_end(&mut self, g: u32) -> bool {
@@ -708,10 +716,8 @@ impl Simulation {
     /// A receive's data is in: it completes after the receive overhead.
     fn mpi_recv_done(&mut self, d: u32, req: u32, env: &Envelope, t: Ps) {
         let copy = if env.rendezvous { Ps::ZERO } else { self.mpi_eager_copy(env.src, d, env.bytes) };
-        let cost = self.mpi.p().recv_overhead + copy;
-        let r = &mut self.mpi.ranks[d as usize];
-        let at = t.max(r.cpu_busy) + cost;
-        r.cpu_busy = at;
+        let at = self.mpi_cpu_queue(d, t, self.mpi.p().recv_overhead + copy);
+        let r = &self.mpi.ranks[d as usize];
         if r.reqs[req as usize].timed_recv && env.ctx == Context::PointToPoint {
             let j = r.job as usize;
             self.mpi.jobs[j].message_latency.record(at.saturating_sub(env.posted));
@@ -799,13 +805,11 @@ impl Simulation {
             for &(peer, _) in &recvs {
                 self.mpi_post_recv(g, comm, peer as i32, tag, ctx, Owner::Collective(c), false);
             }
-            let mut at = start.max(self.mpi.ranks[g as usize].cpu_busy);
+            let mut at = start;
             for &(peer, bytes) in &sends {
-                at += send_overhead + self.mpi_send_copy(g, comm, peer as i32, bytes);
+                at = self.mpi_cpu_queue(g, at, send_overhead + self.mpi_send_copy(g, comm, peer as i32, bytes));
                 self.mpi_post_send(g, comm, peer as i32, tag, ctx, bytes, Owner::Collective(c), at);
             }
-            let r = &mut self.mpi.ranks[g as usize];
-            r.cpu_busy = r.cpu_busy.max(at);
             return;
         }
     }

@@ -52,6 +52,29 @@ pub struct NicCounters {
     pub responses: u64,
 }
 
+impl NicCounters {
+    /// Adds another NIC's counters to these.
+    pub fn add(&mut self, x: &NicCounters) {
+        self.packets += x.packets;
+        self.flits += x.flits;
+        self.stalled_ps += x.stalled_ps;
+        self.latency_ps += x.latency_ps;
+        self.delivered += x.delivered;
+        self.round_trip_ps += x.round_trip_ps;
+        self.responses += x.responses;
+    }
+
+    /// Mean one-way latency of the delivered packets, ns (none delivered: None).
+    pub fn mean_latency_ns(&self) -> Option<f64> {
+        (self.delivered > 0).then(|| crate::units::ps_to_ns(self.latency_ps) / self.delivered as f64)
+    }
+
+    /// Stalled time per flit sent, ns (no flit sent: None).
+    pub fn stall_ns_per_flit(&self) -> Option<f64> {
+        (self.flits > 0).then(|| crate::units::ps_to_ns(self.stalled_ps) / self.flits as f64)
+    }
+}
+
 /// Every NIC of the network (one per endpoint, that is per node and rail).
 pub(crate) struct Nics {
     pub frame: Frame,

@@ -418,27 +418,21 @@ impl Simulation {
         t
     }
 
+    /// The counters of node `n`'s NICs, its rails added up.
+    pub(crate) fn node_nic_counters(&self, n: u32) -> NicCounters {
+        let rails = self.net.rails as usize;
+        let mut c = NicCounters::default();
+        for &e in &self.net.node_endpoints[n as usize * rails..(n as usize + 1) * rails] {
+            c.add(&self.nics.counters[e]);
+        }
+        c
+    }
+
     /// NIC counters per node (its rails added up), as on Cray Aries
     /// (paper 004 Sec. 2.3); readable between steps of a run.
     pub fn nic_counters_table(&self) -> Table {
-        let rails = self.net.rails as usize;
         let nodes = self.net.nodes();
-        let per_node: Vec<NicCounters> = (0..nodes)
-            .map(|n| {
-                let mut c = NicCounters::default();
-                for &e in &self.net.node_endpoints[n * rails..(n + 1) * rails] {
-                    let x = &self.nics.counters[e];
-                    c.packets += x.packets;
-                    c.flits += x.flits;
-                    c.stalled_ps += x.stalled_ps;
-                    c.latency_ps += x.latency_ps;
-                    c.delivered += x.delivered;
-                    c.round_trip_ps += x.round_trip_ps;
-                    c.responses += x.responses;
-                }
-                c
-            })
-            .collect();
+        let per_node: Vec<NicCounters> = (0..nodes as u32).map(|n| self.node_nic_counters(n)).collect();
         let mut t = Table::default();
         t.push("node", Column::U64((0..nodes as u64).collect()));
         push_counters(&mut t, &per_node);
@@ -455,8 +449,8 @@ fn push_counters(t: &mut Table, c: &[NicCounters]) {
     t.push("stalled_ns", Column::F64(c.iter().map(|x| ps_to_ns(x.stalled_ps)).collect()));
     t.push("cumulative_latency_ns", Column::F64(c.iter().map(|x| ps_to_ns(x.latency_ps)).collect()));
     t.push("packets_delivered", Column::U64(c.iter().map(|x| x.delivered).collect()));
-    t.push("stall_ns_per_flit", Column::F64(c.iter().map(|x| if x.flits == 0 { 0.0 } else { ps_to_ns(x.stalled_ps) / x.flits as f64 }).collect()));
-    t.push("mean_latency_ns", Column::F64(c.iter().map(|x| if x.delivered == 0 { f64::NAN } else { ps_to_ns(x.latency_ps) / x.delivered as f64 }).collect()));
+    t.push("stall_ns_per_flit", Column::F64(c.iter().map(|x| x.stall_ns_per_flit().unwrap_or(0.0)).collect()));
+    t.push("mean_latency_ns", Column::F64(c.iter().map(|x| x.mean_latency_ns().unwrap_or(f64::NAN)).collect()));
 }
 
 /// Request-to-response latency ([DeSensi19] Sec. 2.3's L), counted per NIC:

@@ -124,3 +124,15 @@ def test_a_misspelt_key_is_refused_naming_the_option(tmp_path, capsys):
     assert code == 2
     assert "--set nic.outstanding_relase=each" in err and "outstanding_release" in err
     assert not out.exists()
+
+
+def test_a_bad_mpi_value_is_refused_before_anything_runs(tmp_path, capsys):
+    """[mpi] values are checked when a config is read, not when a run's jobs are built: a negative scaling
+    factor stops the study with the option and the field named, and no run starts."""
+    out = tmp_path / "never"
+    code = main(["experiment", "app-aware-routing", "--quick", "--quiet", "--out", str(out),
+                 "--set", "mpi.app_aware.stall_scale=-1"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "--set mpi.app_aware.stall_scale=-1" in err and "must be positive" in err
+    assert "Compute Failed" not in err and not out.exists()

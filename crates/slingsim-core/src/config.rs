@@ -647,6 +647,10 @@ impl Config {
     /// range with its unit ([`crate::limits`]).
     fn check_numbers(&self) -> Result<()> {
         use crate::limits::{self as lim, check, check_count};
+        // `[mpi]` is checked where it is read, when jobs are built; checking
+        // it here too refuses a bad value as soon as a config is read (a
+        // resolved config, a study's --set), not once a run has started.
+        crate::mpi::runtime::Params::new(&self.mpi, &self.host)?;
         check("nic.bandwidth_bps", self.nic.bandwidth_bps, &lim::BANDWIDTH_BPS)?;
         check("links.bandwidth_bps", self.links.bandwidth_bps, &lim::BANDWIDTH_BPS)?;
         if let Some(b) = self.links.global_bandwidth_bps {

@@ -277,6 +277,10 @@ pub struct NicConfig {
     /// Which rail a message leaves on: `round-robin`, `path` (fewest hops),
     /// `congestion` (least backlog at the NIC) or `random` (paper 003 Sec. 4.3).
     pub rail_selection: crate::nic::RailSelection,
+    /// What the rail selection assigns: each `message` to one rail, or
+    /// each `packet` (a message then spreads over the rails, as Fit Fly's
+    /// planar selection does in paper 003 Sec. 4.3).
+    pub rail_unit: crate::nic::RailUnit,
     /// Flit size for the NIC counters' flit counts (paper 004 Sec. 2.3):
     /// a packet of W wire bytes is ceil(W / flit_bytes) flits *(assumed 16)*.
     pub flit_bytes: u32,
@@ -312,6 +316,7 @@ impl Default for NicConfig {
             mtu_payload: 4096,
             frame: crate::nic::Frame::Roce,
             rail_selection: crate::nic::RailSelection::RoundRobin,
+            rail_unit: crate::nic::RailUnit::Message,
             flit_bytes: 16,
             max_outstanding_packets: 0,
             outstanding_release: crate::nic::OutstandingRelease::Each,

@@ -30,6 +30,17 @@ pub enum RailSelection {
     Random,
 }
 
+/// What a NIC with several rails assigns to a rail (`nic.rail_unit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RailUnit {
+    /// A whole message leaves on one rail.
+    Message,
+    /// Each packet picks its rail by the rail selection rule, so one
+    /// message spreads over the rails (paper 003 Sec. 4.3: the scheme
+    /// decides "which rail ... any given packet will be injected on").
+    Packet,
+}
+
 /// How end-to-end acks and congestion notifications return to the source
 /// NIC (`nic.acks`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +92,12 @@ impl Named for RailSelection {
     ];
 }
 crate::named_serde!(RailSelection);
+
+impl Named for RailUnit {
+    const WHAT: &'static str = "rail unit";
+    const REGISTRY: &'static [(&'static str, Self)] = &[("message", RailUnit::Message), ("packet", RailUnit::Packet)];
+}
+crate::named_serde!(RailUnit);
 
 impl Named for Frame {
     const WHAT: &'static str = "frame format";

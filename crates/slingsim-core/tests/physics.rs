@@ -135,6 +135,76 @@ fn path_rail_selection_shortens_paths() {
     assert!(congestion > path, "congestion {congestion} ignores path length");
 }
 
+/// With `nic.rail_unit = "packet"` each packet picks its rail (paper 003
+/// Sec. 4.3), so one large message from an idle node spreads over both
+/// rails and arrives in about half the time it takes on one; its flow ends
+/// once, when its last part is delivered, with every byte conserved. With
+/// `path` selection the packets keep to the rail with the fewest hops.
+#[test]
+fn packet_rail_unit_spreads_a_message_over_the_rails() {
+    let bytes = 1u64 << 20;
+    let fct = |unit: &str, sel: &str, a: u32, b: u32| -> (f64, Value) {
+        let mut cfg = small_dragonfly();
+        cfg["topology"]["rails"] = json!(2);
+        cfg["nic"] = json!({"rail_selection": sel, "rail_unit": unit});
+        cfg["sim"] = json!({"max_time_ns": 1.0e6});
+        cfg["traffic"] = json!([{"name": "one", "pattern": "incast", "nodes": {"list": [a, b]}, "target": 1, "flow_bytes": bytes}]);
+        let mut sim = Simulation::from_json(&cfg.to_string()).unwrap();
+        sim.run();
+        let end = sim.flow_end(0).expect("the message is delivered").0 as f64 / 1e3;
+        let s = sim.summary();
+        assert_eq!(s["bytes_conserved"], true, "{unit} {sel}");
+        assert_eq!(s["bytes_delivered"].as_u64(), Some(bytes), "{unit} {sel}");
+        (end, s)
+    };
+    let wire_us = bytes as f64 * 8.0 / 100e9 * 1e6; // one 100 Gb/s rail
+    for sel in ["round-robin", "congestion", "random"] {
+        let (one, _) = fct("message", sel, 0, 17);
+        let (spread, _) = fct("packet", sel, 0, 17);
+        assert!(one > wire_us * 1e3, "{sel}: a message on one rail takes its wire time ({one} ns)");
+        let ratio = spread / one;
+        assert!((0.45..0.6).contains(&ratio), "{sel}: spread over two rails {spread} ns against {one} ns on one");
+    }
+    // Path: a pair whose rails differ in length keeps to the shorter one.
+    let cfg = {
+        let mut c = small_dragonfly();
+        c["topology"]["rails"] = json!(2);
+        c["traffic"] = json!([{"pattern": "uniform"}]);
+        c
+    };
+    let sim = Simulation::from_json(&cfg.to_string()).unwrap();
+    let (net, topo) = (sim.network(), sim.topology());
+    let hops = |a: u32, b: u32, r: u32| {
+        let (ea, eb) = (net.endpoint_of(NodeId(a), r), net.endpoint_of(NodeId(b), r));
+        topo.distance(net.endpoint_switch[ea], net.endpoint_switch[eb])
+    };
+    let (a, b) = (0..80u32)
+        .flat_map(|a| (0..80u32).map(move |b| (a, b)))
+        .find(|&(a, b)| a != b && hops(a, b, 0) != hops(a, b, 1))
+        .expect("some pair has rails of different lengths");
+    let (_, s) = fct("packet", "path", a, b);
+    let shorter = hops(a, b, 0).min(hops(a, b, 1)) as f64;
+    assert_eq!(s["hops_mean"].as_f64(), Some(shorter), "path keeps every packet on the shorter rail");
+}
+
+/// An MPI job whose messages spread over two rails packet by packet
+/// finishes: each message completes once, when both of its parts are in.
+#[test]
+fn an_mpi_job_finishes_with_its_messages_spread_over_the_rails() {
+    for unit in ["message", "packet"] {
+        let mut cfg = small_dragonfly();
+        cfg["topology"]["rails"] = json!(2);
+        cfg["nic"] = json!({"rail_selection": "congestion", "rail_unit": unit});
+        cfg["sim"] = json!({"max_time_ns": 1.0e7});
+        cfg["job"] = json!([{"name": "j", "workload": "alltoall", "bytes": 65536, "iterations": 2, "nodes": "all"}]);
+        let s = run(&cfg);
+        assert_eq!(s["end_reason"], "jobs_done", "{unit}: {s}");
+        assert_eq!(s["jobs"]["j"]["finished"], true, "{unit}");
+        assert_eq!(s["bytes_conserved"], true, "{unit}");
+        assert_eq!(s["bytes_injected"], s["bytes_delivered"], "{unit}");
+    }
+}
+
 #[test]
 fn unknown_rail_selection_names_the_field() {
     let mut cfg = small_dragonfly();

@@ -405,6 +405,9 @@ fn nics(cfg: &Config, net: &Network, frame: Frame, cc: &Congestion, qos: &Qos, f
         draining: IdVec::filled(false, endpoints),
         next_rail: IdVec::filled(0, net.nodes()),
         rail_selection: cfg.nic.rail_selection,
+        rail_unit: cfg.nic.rail_unit,
+        rail_share: vec![0; net.rails as usize],
+        rail_packets: vec![0; net.rails as usize],
         rail_rng: Rng::new(cfg.sim.seed, 0x5A11),
     })
 }

@@ -58,7 +58,7 @@ impl Simulation {
         if m.to_deliver == 0 {
             let flow = m.flow;
             self.nics.free_messages.push(c.msg);
-            self.complete_flow(flow, t);
+            self.part_done(flow, t);
         }
     }
 
@@ -97,6 +97,16 @@ impl Simulation {
             hops: p.hops,
             nonminimal,
         });
+    }
+
+    /// One part of flow `flow`'s message (all of it, unless its packets
+    /// spread over the rails) has all its bytes delivered or lost at `t`.
+    pub(crate) fn part_done(&mut self, flow: u32, t: Ps) {
+        let f = &mut self.flows.records[flow as usize];
+        f.parts -= 1;
+        if f.parts == 0 {
+            self.complete_flow(flow, t);
+        }
     }
 
     /// Flow `flow` has all its bytes delivered or lost at `t`.

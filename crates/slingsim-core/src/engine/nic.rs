@@ -2,7 +2,8 @@
 //! cut into packets of at most `nic.mtu_payload` bytes, and leave on the
 //! NIC's injection channel when the switch's input buffer has room and the
 //! congestion control and the outstanding-packet limit allow. With several
-//! rails a node picks one per message (paper 003 Sec. 4.3). The NIC keeps
+//! rails a node picks one per message, or one per packet so that a message
+//! spreads over them (`nic.rail_unit`, paper 003 Sec. 4.3). The NIC keeps
 //! Aries-like counters (paper 004 Sec. 2.3).
 
 use crate::ids::{ChannelId, EndpointId, IdVec, NodeId, PacketId};
@@ -10,7 +11,7 @@ use super::{Simulation, NEVER};
 use crate::congestion::{pair_key, Admit, CongestionControl};
 use crate::event::Event;
 use crate::network::NONE;
-use crate::nic::{Frame, RailSelection};
+use crate::nic::{Frame, RailSelection, RailUnit};
 use crate::packet::{Packet, FLAG_MEASURED};
 use crate::rng::Rng;
 use crate::units::Ps;
@@ -119,6 +120,11 @@ pub(crate) struct Nics {
     /// Next rail of each node, and how rails are chosen.
     pub next_rail: IdVec<NodeId, u32>,
     pub rail_selection: RailSelection,
+    /// Whether the selection places whole messages or single packets, and
+    /// the bytes and packets of the message being placed that go to each rail.
+    pub rail_unit: RailUnit,
+    pub rail_share: Vec<u64>,
+    pub rail_packets: Vec<u32>,
     pub rail_rng: Rng,
 }
 
@@ -149,7 +155,27 @@ impl Simulation {
     /// its packets routed by mode `alg` ([`crate::routing::Algorithm::code`]) in class `class`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn enqueue_message(&mut self, a: NodeId, b: NodeId, bytes: u64, source: u16, flow: u32, alg: u8, class: u8) {
+        if self.nics.rail_unit == RailUnit::Packet && self.net.rails > 1 {
+            self.share_over_rails(a, b, bytes);
+            let parts = self.nics.rail_packets.iter().filter(|&&x| x > 0).count() as u32;
+            if flow != NONE {
+                self.flows.records[flow as usize].parts = parts;
+            }
+            for rail in 0..self.net.rails {
+                if self.nics.rail_packets[rail as usize] > 0 {
+                    let share = self.nics.rail_share[rail as usize];
+                    self.enqueue_on_rail(a, b, rail, share, source, flow, alg, class);
+                }
+            }
+            return;
+        }
         let rail = self.choose_rail(a, b);
+        self.enqueue_on_rail(a, b, rail, bytes, source, flow, alg, class);
+    }
+
+    /// Queues `bytes` of a message from node `a` to node `b` on rail `rail`.
+    #[allow(clippy::too_many_arguments)]
+    fn enqueue_on_rail(&mut self, a: NodeId, b: NodeId, rail: u32, bytes: u64, source: u16, flow: u32, alg: u8, class: u8) {
         let src = self.net.endpoint_of(a, rail);
         let dst = self.net.endpoint_of(b, rail);
         let now = self.clock.now;
@@ -163,6 +189,59 @@ impl Simulation {
             self.nic_send(src, ch); // idle NIC: send at once, no event needed
         } else {
             self.schedule_try(ch, now.max(busy_until));
+        }
+    }
+
+    /// With `nic.rail_unit = "packet"`: puts in `nics.rail_share` and
+    /// `nics.rail_packets` the bytes and packets of a message from `a` to `b` each rail carries, choosing a rail for
+    /// each packet in turn by the rail selection rule. `congestion` counts
+    /// the bytes waiting at each rail's NIC plus the packets of this message
+    /// already placed there, so a message to an idle node alternates its
+    /// packets over the rails; `path` keeps to the rails with the fewest
+    /// hops and balances the packets over those; ties go to the rails in
+    /// turn, and the turn moves on with every packet.
+    fn share_over_rails(&mut self, a: NodeId, b: NodeId, bytes: u64) {
+        let rails = self.net.rails;
+        let mtu = self.nics.mtu as u64;
+        let hops: Vec<u64> = match self.nics.rail_selection {
+            RailSelection::Path => (0..rails)
+                .map(|r| {
+                    let (ea, eb) = (self.net.endpoint_of(a, r), self.net.endpoint_of(b, r));
+                    self.topo.distance(self.net.endpoint_switch[ea], self.net.endpoint_switch[eb]) as u64
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let nics = &mut self.nics;
+        nics.rail_share.iter_mut().for_each(|x| *x = 0);
+        nics.rail_packets.iter_mut().for_each(|x| *x = 0);
+        let mut left = bytes;
+        loop {
+            let packet = left.min(mtu); // a message of 0 bytes is one empty packet
+            let turn = nics.next_rail[a];
+            nics.next_rail[a] = turn.wrapping_add(1);
+            let rail = match nics.rail_selection {
+                RailSelection::RoundRobin => turn % rails,
+                RailSelection::Random => nics.rail_rng.below(rails as u64) as u32,
+                RailSelection::Path | RailSelection::Congestion => {
+                    let mut best = ((u64::MAX, u64::MAX), 0);
+                    for i in 0..rails {
+                        let r = (turn + i) % rails;
+                        let waiting = nics.backlog[self.net.endpoint_of(a, r)] + nics.rail_share[r as usize];
+                        let cost = (hops.get(r as usize).copied().unwrap_or(0), waiting);
+                        if cost < best.0 {
+                            best = (cost, r);
+                        }
+                    }
+                    best.1
+                }
+            };
+            nics.rail_share[rail as usize] += packet;
+            nics.rail_packets[rail as usize] += 1;
+            left -= packet;
+            if left == 0 {
+                break;
+            }
         }
     }
 

@@ -176,7 +176,7 @@ impl Simulation {
             m.to_deliver -= c.payload as u64;
             if m.to_deliver == 0 {
                 self.nics.free_messages.push(c.msg);
-                self.complete_flow(flow, now);
+                self.part_done(flow, now);
             }
         }
     }

@@ -52,6 +52,9 @@ pub(crate) struct FlowRecord {
     pub mpi: u32,
     /// Index of the application-aware mode it went with (NONE_MODE: none).
     pub app_mode: u8,
+    /// Parts of the flow's message not yet delivered or lost: 1, or with
+    /// `nic.rail_unit = "packet"` one per rail its packets took.
+    pub parts: u32,
 }
 
 /// `FlowRecord::app_mode` of a message not routed by application-aware routing.
@@ -73,6 +76,7 @@ impl FlowRecord {
             lost_bytes: 0,
             mpi: NONE,
             app_mode: NONE_MODE,
+            parts: 1,
         }
     }
 }

@@ -423,6 +423,11 @@ pub struct SwitchConfig {
     /// Which row each topology port sits on: `interleaved` (default) or
     /// `in-order` ([`crate::crossbar::PortRows`]).
     pub port_rows: crate::crossbar::PortRows,
+    /// How the tiled model's outputs choose among waiting packets:
+    /// `arrival` (default: rows in turn, then the first to reach the
+    /// switch) or `age` (the first injected into the network)
+    /// ([`crate::crossbar::Arbitration`]).
+    pub arbitration: crate::crossbar::Arbitration,
 }
 
 impl Default for SwitchConfig {
@@ -437,6 +442,7 @@ impl Default for SwitchConfig {
             tile_columns: 8,
             ports_per_tile: 2,
             port_rows: crate::crossbar::PortRows::Interleaved,
+            arbitration: crate::crossbar::Arbitration::Arrival,
         }
     }
 }

@@ -47,6 +47,28 @@ impl Named for PortRows {
 }
 crate::named_serde!(PortRows);
 
+/// How a tiled switch's output picks among the packets waiting for it
+/// (`switch.arbitration`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Arbitration {
+    /// Rows in turn, and within a row the packet that reached this switch
+    /// first: locally fair, so inputs near a congested output take as much
+    /// of it as a link that carries the traffic of many inputs further
+    /// back (the parking-lot unfairness).
+    #[default]
+    Arrival,
+    /// The packet injected into the network first, whatever its row: a
+    /// packet that waited upstream keeps its age. The papers do not say
+    /// how Rosetta arbitrates; this is an option, not a preset's choice.
+    Age,
+}
+
+impl Named for Arbitration {
+    const WHAT: &'static str = "switch arbitration";
+    const REGISTRY: &'static [(&'static str, Self)] = &[("arrival", Arbitration::Arrival), ("age", Arbitration::Age)];
+}
+crate::named_serde!(Arbitration);
+
 /// Most tile rows a grid may have (Aries has 6, Rosetta 4): the arbiter
 /// keeps one candidate per row on the stack.
 pub const MAX_ROWS: u32 = 8;

@@ -44,7 +44,13 @@ fn fct_of(sim: &Simulation, from: &[u32]) -> Vec<f64> {
 /// Each of `senders` sends one flow of `FLOW` bytes to node `target`;
 /// returns the completion time of each flow (ns), in sender order.
 fn incast(model: &str, speedup: f64, senders: &[u32], target: u32) -> Vec<f64> {
+    incast_arbitrated(model, speedup, "arrival", senders, target)
+}
+
+/// As [`incast`], with the outputs' `switch.arbitration`.
+fn incast_arbitrated(model: &str, speedup: f64, arbitration: &str, senders: &[u32], target: u32) -> Vec<f64> {
     let mut cfg = one_switch(model, speedup);
+    cfg["switch"]["arbitration"] = json!(arbitration);
     let mut nodes = senders.to_vec();
     nodes.push(target);
     cfg["traffic"] = json!([{"name": "in", "pattern": "incast", "nodes": {"list": nodes}, "target": senders.len(), "flow_bytes": FLOW}]);
@@ -103,6 +109,36 @@ fn rows_share_an_output_fairly_and_nobody_starves() {
     let per_output = incast("per-output", 4.0, &senders, 5);
     let (lo, hi) = per_output.iter().fold((f64::MAX, 0.0f64), |(l, h), &t| (l.min(t), h.max(t)));
     assert!(hi < 1.1 * lo, "per-output: flows end between {lo} and {hi} ns");
+}
+
+/// With `switch.arbitration = "age"` an output grants the packet injected
+/// first over every row, so the four senders of the test above, three on
+/// one row and one alone on another, share the output evenly; rows in
+/// turn give the lone one half of it. Runs repeat exactly.
+#[test]
+fn age_arbitration_shares_an_output_over_rows_by_packet() {
+    let senders = [0, 1, 2, 4];
+    let aged = incast_arbitrated("tiled", 4.0, "age", &senders, 5);
+    let (lo, hi) = aged.iter().fold((f64::MAX, 0.0f64), |(l, h), &t| (l.min(t), h.max(t)));
+    assert!(hi < 1.1 * lo, "age: flows end between {lo} and {hi} ns");
+    assert_eq!(aged, incast_arbitrated("tiled", 4.0, "age", &senders, 5), "age arbitration repeats exactly");
+    let turns = incast_arbitrated("tiled", 4.0, "arrival", &senders, 5);
+    assert!(turns[3] < 0.6 * hi, "rows in turn favour the lone row: {turns:?} against {aged:?}");
+}
+
+/// Age arbitration is the tiled model's; the per-output model refuses it
+/// by name, and an unknown policy lists the valid ones.
+#[test]
+fn age_arbitration_needs_the_tiled_model() {
+    let mut cfg = one_switch("per-output", 4.0);
+    cfg["traffic"] = json!([{"name": "u", "pattern": "uniform", "load": 0.1}]);
+    cfg["switch"]["arbitration"] = json!("age");
+    let e = Simulation::from_json(&cfg.to_string()).err().expect("age refused with per-output");
+    assert_eq!(e.field, "switch.arbitration");
+    assert!(e.to_string().contains("switch.model = \"tiled\""), "{e}");
+    cfg["switch"]["arbitration"] = json!("random");
+    let e = Simulation::from_json(&cfg.to_string()).err().expect("unknown policy refused");
+    assert!(e.to_string().contains("arrival, age"), "{e}");
 }
 
 /// Requests wait per input and output: packets for a free output pass

@@ -90,8 +90,16 @@ impl Simulation {
         let traffic = traffic(&cfg, &net, frame, sources, &modes)?;
         let measure = measurement(&cfg, traffic.sources.len());
         let tiles = match cfg.switch.model {
-            SwitchModel::PerOutput => None,
-            SwitchModel::Tiled => Some(Box::new(Tiles::new(&net, cfg.switch.grid(), cfg.switch.speedup)?)),
+            SwitchModel::PerOutput => {
+                if cfg.switch.arbitration != crate::crossbar::Arbitration::Arrival {
+                    return Err(ConfigError::new(
+                        "switch.arbitration",
+                        "\"age\" needs switch.model = \"tiled\": the per-output model serves one queue per output and VC in arrival order; set switch.model = \"tiled\" or arbitration = \"arrival\"",
+                    ));
+                }
+                None
+            }
+            SwitchModel::Tiled => Some(Box::new(Tiles::new(&net, cfg.switch.grid(), cfg.switch.speedup, cfg.switch.arbitration)?)),
         };
         let cc_fabric_acks = cc.fabric_acks();
         let mut sim = Simulation {

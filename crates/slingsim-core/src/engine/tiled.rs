@@ -15,7 +15,8 @@
 //!   of row `r` sending to `o`, one packet at a time at the same rate;
 //! - the output port, whose multiplexer takes one row's column channel at
 //!   a time: it grants among the rows in turn, and within a row the
-//!   oldest ready request.
+//!   oldest ready request; with `switch.arbitration = "age"` it grants the
+//!   request whose packet entered the network first, over every row.
 //!
 //! A grant reserves the output (request-to-transmit / grant-to-transmit,
 //! 000 Sec. II-A): the data crosses once the input's row bus and the
@@ -76,12 +77,15 @@ pub(crate) struct Tiles {
     /// Some input crosses slower than some output sends: outputs grant
     /// ahead of their link being free (see the module doc).
     pub grant_ahead: bool,
+    /// Outputs grant the packet injected first, over every row
+    /// (`switch.arbitration = "age"`), instead of rows in turn.
+    by_age: bool,
 }
 
 impl Tiles {
     /// The tiled model's state for `net`, every port placed on `grid`;
     /// refuses a switch with more ports than the grid holds.
-    pub fn new(net: &Network, grid: TileGrid, speedup: f64) -> Result<Tiles> {
+    pub fn new(net: &Network, grid: TileGrid, speedup: f64, arbitration: crate::crossbar::Arbitration) -> Result<Tiles> {
         for s in (0..net.switches() as u32).map(SwitchId) {
             if net.ports(s) > grid.ports() {
                 return Err(ConfigError::new(
@@ -113,6 +117,7 @@ impl Tiles {
             row_of,
             rows,
             grant_ahead: slowest / speedup > fastest * (1.0 + 1e-9),
+            by_age: arbitration == crate::crossbar::Arbitration::Age,
         })
     }
 
@@ -130,8 +135,9 @@ impl Tiles {
     }
 }
 
-/// A request's rank inside its row: oldest ready first, then the lower
-/// input channel and VC (a fixed order, so runs repeat exactly).
+/// A request's rank inside its row: oldest ready first (with
+/// `switch.arbitration = "age"`, oldest injected, over every row), then
+/// the lower input channel and VC (a fixed order, so runs repeat exactly).
 type Age = (Ps, u32, u8);
 
 impl Simulation {
@@ -346,6 +352,7 @@ impl Simulation {
     /// winner as the debtor: `(granted, debtor or NONE)`.
     fn oldest_of_next_row(&mut self, ch: ChannelId, class: usize, now: Ps, to_switch: bool, wake: &mut Ps, credit_blocked: &mut bool) -> Option<(u32, u32)> {
         let several = self.qos.classes.len() > 1;
+        let by_age = self.switches.tiles.as_ref().expect("the tiled model is on").by_age;
         // Per row: the oldest grantable request, and the oldest that can also cross now.
         let mut best = [None::<(Age, u32)>; MAX_ROWS as usize];
         let mut free = [None::<(Age, u32)>; MAX_ROWS as usize];
@@ -358,7 +365,12 @@ impl Simulation {
             if !self.grantable(ch, &q, now, to_switch, wake, credit_blocked) {
                 continue;
             }
-            let age = (q.ready, q.in_ch.0, q.vc);
+            let age = if by_age {
+                let h = self.switches.voqs[q.v as usize].queue.head.h;
+                (self.pool.cold(h).injected, q.in_ch.0, q.vc)
+            } else {
+                (q.ready, q.in_ch.0, q.vc)
+            };
             let r = q.row as usize;
             if best[r].is_none_or(|(a, _)| age < a) {
                 best[r] = Some((age, this));
@@ -369,6 +381,16 @@ impl Simulation {
         }
         let tiles = self.switches.tiles.as_ref().expect("the tiled model is on");
         let (rows, last) = (tiles.rows, tiles.last_row[ch] as usize);
+        if by_age {
+            // The oldest over every row; if it cannot cross now, the oldest that can.
+            let oldest = |of: &[Option<(Age, u32)>]| of[..rows].iter().flatten().min_by_key(|(a, _)| *a).copied();
+            let (_, winner) = oldest(&best)?;
+            return match oldest(&free) {
+                Some((_, f)) if f == winner => Some((winner, NONE)),
+                Some((_, instead)) => Some((instead, winner)),
+                None => Some((winner, NONE)),
+            };
+        }
         let order = |i: usize| (last + 1 + i) % rows;
         let (first, (_, winner)) = (0..rows).find_map(|i| best[order(i)].map(|b| (i, b)))?;
         if free[order(first)].is_some_and(|(_, f)| f == winner) {

@@ -55,3 +55,26 @@ def test_key_figures_and_the_cut():
     assert k["bisection_tbytes_per_s"] == 2.0 and k["drop_above_256B"] and k["cut_checked"]
     assert k["alltoall_schedule_bound_fraction"] == 1.0 and k["alltoall_of_schedule_bound"] == pytest.approx(3.0 / 6.4, abs=1e-4)
     assert not cut_crossed(list(range(256)))  # the first 256 nodes are two groups, both in the first half
+
+
+def test_full_mode_adds_the_largest_bisection_at_16_processes_per_node():
+    """[DeSensi20] Fig. 6 plots several PPN: full mode runs the 1 MiB bisection also with 16 processes per node,
+    every rank paired across the cut; quick mode keeps one process per node."""
+    from slingsim.api import validate
+    full = [(l, c) for l, c in study_points(quick=False) if l["ppn"] > 1]
+    assert [(l["test"], l["bytes"], l["ppn"]) for l, _ in full] == [("bisection", 1 << 20, 16)]
+    labels, cfg = full[0]
+    job = cfg["job"][0]
+    assert job["ppn"] == 16 and job["program"]["ranks"] == 1024 * 16
+    validate(cfg)  # the engine accepts it as built
+    assert all(l["ppn"] == 1 for l, _ in study_points(quick=True))
+    partner = bisection_partners(1024 * 16)
+    assert all((r // 16 < 512) != (partner[r] // 16 < 512) for r in range(1024 * 16))
+
+
+def test_key_figures_take_the_processes_per_node_that_moved_most():
+    rows = [{"test": "bisection", "bytes": 1 << 20, "ppn": p, "tbytes_per_s": v, "fraction_of_peak": v / 6.4,
+             "bytes_lost": 0, "peak_tbytes_per_s": 6.4} for p, v in ((1, 5.1), (16, 5.45))]
+    k = key_figures(rows, True)
+    assert k["bisection_ppn"] == 16 and k["bisection_tbytes_per_s"] == 5.45
+    assert k["bisection_peak_fraction_by_ppn"] == {"1": round(5.1 / 6.4, 4), "16": round(5.45 / 6.4, 4)}

@@ -12,7 +12,10 @@ peer directly.
 Bisection: each node of the first 512 (groups 0-3) is paired at random
 (seeded) with one of the other 512; the two exchange ``WINDOW`` nonblocking
 messages each way per iteration; bandwidth is all
-bytes moved over the iteration time. The peak a row is compared with is the
+bytes moved over the iteration time; full mode adds the largest size with 16
+processes per node, each rank paired across the cut (``BISECTION_PPN``), and
+the key figures take, at the largest size, the processes per node that moved
+the most. The peak a row is compared with is the
 network's or, when lower, what the nodes can inject. Alltoall: one MPI_Alltoall of the size
 per pair over 1024 ranks per iteration. One process per node, where the
 paper runs several: an alltoall's point-to-point messages grow with the
@@ -62,6 +65,10 @@ all 1024 nodes, MPICH's alltoall rounds in node order are group-adversarial and 
 above 256 B; on 256 nodes neither holds (the NICs bound every round, and 512 B outpaces Bruck's 256 B)."""
 WINDOW = 8
 ITERATIONS = 2
+BISECTION_PPN = 16
+"""Full mode also runs the bisection at its largest size with this many processes per node, each rank paired
+across the cut and keeping its own window ([DeSensi20] Fig. 6 plots several PPN; its values are not in the text).
+One point: 16,384 ranks moving 137 GB take about 10 minutes on one core."""
 
 
 def bisection_partners(ranks: int, seed: int = 0) -> List[int]:
@@ -99,19 +106,25 @@ def node_list(quick: bool) -> List[int]:
 def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
     """Every (labels, config): each test and size."""
     nodes = node_list(quick)
+    sizes = QUICK_SIZES if quick else SIZES
     points = []
-    for nbytes in QUICK_SIZES if quick else SIZES:
-        for test in ("bisection", "alltoall") if nbytes <= ALLTOALL_MAX_BYTES else ("bisection",):
+    for nbytes in sizes:
+        tests = [("bisection", 1)] + ([("alltoall", 1)] if nbytes <= ALLTOALL_MAX_BYTES else [])
+        if not quick and nbytes == max(sizes):
+            tests.append(("bisection", BISECTION_PPN))
+        for test, ppn in tests:
             cfg = load_config(SYSTEM)
             cfg["traffic"] = []
             cfg["sim"]["max_time_ns"] = 1e9
             job: Dict[str, Any] = {"name": test, "nodes": {"list": nodes}, "iterations": ITERATIONS}
+            if ppn > 1:
+                job["ppn"] = ppn
             if test == "bisection":
-                job.update(workload="program", program=bisection_program(len(nodes), nbytes))
+                job.update(workload="program", program=bisection_program(len(nodes) * ppn, nbytes))
             else:
                 job.update(workload="alltoall", bytes=nbytes)
             cfg["job"] = [job]
-            points.append(({"test": test, "bytes": nbytes, "nodes": len(nodes)}, cfg))
+            points.append(({"test": test, "bytes": nbytes, "nodes": len(nodes), "ppn": ppn}, cfg))
     return points
 
 
@@ -145,7 +158,8 @@ def run_bisection_alltoall(
         summaries.append(summary)
         job = summary["jobs"][labels["test"]]
         mean_ns = job["iteration_ns"]["mean"] if job["iteration_ns"] else None
-        tbps = moved_bytes(labels["test"], labels["nodes"], labels["bytes"]) / mean_ns / 1e3 if mean_ns else None
+        ranks = labels["nodes"] * labels["ppn"]
+        tbps = moved_bytes(labels["test"], ranks, labels["bytes"]) / mean_ns / 1e3 if mean_ns else None
         peak = min(BISECTION_PEAK_TBPS if labels["test"] == "bisection" else ALLTOALL_PEAK_TBPS,
                    injection)
         bound = (alltoall_bound_tbytes_per_s(SYSTEM, tuple(node_list(quick)), labels["bytes"])
@@ -174,17 +188,27 @@ def key_figures(rows: List[Dict[str, Any]], crossed: bool) -> Dict[str, Any]:
     bytes lost; ``cut_checked``: every bisection pair crosses the cut between groups 0-3 and 4-7."""
     out: Dict[str, Any] = {}
     for test in ("alltoall", "bisection"):
-        mine = {r["bytes"]: r for r in rows if r["test"] == test and r["tbytes_per_s"]}
+        mine: Dict[int, Dict[str, Any]] = {}
+        for r in rows:
+            if r["test"] == test and r["tbytes_per_s"]:
+                # At each size the processes per node that moved the most (Fig. 6 plots several).
+                if r["bytes"] not in mine or r["tbytes_per_s"] > mine[r["bytes"]]["tbytes_per_s"]:
+                    mine[r["bytes"]] = r
         if not mine:
             continue
         top = mine[max(mine)]
+        out[f"{test}_ppn"] = top.get("ppn", 1)
+        if test == "bisection":
+            out["bisection_peak_fraction_by_ppn"] = {
+                str(r.get("ppn", 1)): round(r["fraction_of_peak"], 4)
+                for r in rows if r["test"] == test and r["tbytes_per_s"] and r["bytes"] == top["bytes"]}
         out[f"{test}_largest_bytes"] = top["bytes"]
         out[f"{test}_tbytes_per_s"] = round(top["tbytes_per_s"], 4)
         out[f"{test}_peak_fraction"] = round(top["fraction_of_peak"], 4)
         if test == "alltoall":
             out["alltoall_schedule_bound_fraction"] = round(top["schedule_bound_tbytes_per_s"] / top["peak_tbytes_per_s"], 4)
             out["alltoall_of_schedule_bound"] = round(top["fraction_of_schedule_bound"], 4)
-    a2a = {r["bytes"]: r["tbytes_per_s"] for r in rows if r["test"] == "alltoall" and r["tbytes_per_s"]}
+    a2a = {r["bytes"]: r["tbytes_per_s"] for r in rows if r["test"] == "alltoall" and r["tbytes_per_s"] and r.get("ppn", 1) == 1}
     out["drop_above_256B"] = a2a[512] < a2a[256] if 256 in a2a and 512 in a2a else None
     out["bytes_lost"] = sum(r["bytes_lost"] or 0 for r in rows)
     out["cut_checked"] = crossed
@@ -200,11 +224,13 @@ def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, 
     """TB/s against message size for both tests, each with its peak dashed."""
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for k, test in enumerate(dict.fromkeys(r["test"] for r in rows)):
-        mine = sorted((r for r in rows if r["test"] == test and r["tbytes_per_s"]), key=lambda r: r["bytes"])
-        ax.plot([r["bytes"] for r in mine], [r["tbytes_per_s"] for r in mine], marker="o", ms=3, color=f"C{k}",
-                label=test)
-        if mine:
-            ax.axhline(mine[0]["peak_tbytes_per_s"], color=f"C{k}", ls="--", lw=0.8)
+        for ppn in sorted({r.get("ppn", 1) for r in rows if r["test"] == test}):
+            mine = sorted((r for r in rows if r["test"] == test and r.get("ppn", 1) == ppn and r["tbytes_per_s"]),
+                          key=lambda r: r["bytes"])
+            ax.plot([r["bytes"] for r in mine], [r["tbytes_per_s"] for r in mine], marker="o" if ppn == 1 else "s",
+                    ms=3 if ppn == 1 else 5, color=f"C{k}", label=f"{test}, {ppn} PPN")
+            if mine and ppn == 1:
+                ax.axhline(mine[0]["peak_tbytes_per_s"], color=f"C{k}", ls="--", lw=0.8)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("message size (bytes)")
     ax.set_ylabel("TB/s")

@@ -22,7 +22,8 @@ pub enum Frame {
 pub enum RailSelection {
     /// Rails in turn.
     RoundRobin,
-    /// The rail whose path to the destination has the fewest hops.
+    /// The rail whose path to the destination has the fewest hops; ties
+    /// broken as `Congestion` breaks them (paper 003 Sec. 4.3).
     Path,
     /// The rail with the fewest bytes waiting at its NIC.
     Congestion,

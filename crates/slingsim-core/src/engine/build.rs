@@ -414,8 +414,7 @@ fn nics(cfg: &Config, net: &Network, frame: Frame, cc: &Congestion, qos: &Qos, f
         next_rail: IdVec::filled(0, net.nodes()),
         rail_selection: cfg.nic.rail_selection,
         rail_unit: cfg.nic.rail_unit,
-        rail_share: vec![0; net.rails as usize],
-        rail_packets: vec![0; net.rails as usize],
+        rail_plan: vec![Default::default(); net.rails as usize],
         rail_rng: Rng::new(cfg.sim.seed, 0x5A11),
     })
 }

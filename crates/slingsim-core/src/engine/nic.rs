@@ -76,6 +76,16 @@ impl NicCounters {
     }
 }
 
+/// One rail's part of the message being placed over a node's rails.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RailPart {
+    /// Switch hops between the two nodes on this rail (`path` selection only).
+    pub hops: u32,
+    /// Bytes and packets of the message placed on this rail.
+    pub bytes: u64,
+    pub packets: u32,
+}
+
 /// Every NIC of the network (one per endpoint, that is per node and rail).
 pub(crate) struct Nics {
     pub frame: Frame,
@@ -121,10 +131,9 @@ pub(crate) struct Nics {
     pub next_rail: IdVec<NodeId, u32>,
     pub rail_selection: RailSelection,
     /// Whether the selection places whole messages or single packets, and
-    /// the bytes and packets of the message being placed that go to each rail.
+    /// per rail what the message being placed puts there.
     pub rail_unit: RailUnit,
-    pub rail_share: Vec<u64>,
-    pub rail_packets: Vec<u32>,
+    pub rail_plan: Vec<RailPart>,
     pub rail_rng: Rng,
 }
 
@@ -155,22 +164,39 @@ impl Simulation {
     /// its packets routed by mode `alg` ([`crate::routing::Algorithm::code`]) in class `class`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn enqueue_message(&mut self, a: NodeId, b: NodeId, bytes: u64, source: u16, flow: u32, alg: u8, class: u8) {
-        if self.nics.rail_unit == RailUnit::Packet && self.net.rails > 1 {
-            self.share_over_rails(a, b, bytes);
-            let parts = self.nics.rail_packets.iter().filter(|&&x| x > 0).count() as u32;
-            if flow != NONE {
-                self.flows.records[flow as usize].parts = parts;
-            }
-            for rail in 0..self.net.rails {
-                if self.nics.rail_packets[rail as usize] > 0 {
-                    let share = self.nics.rail_share[rail as usize];
-                    self.enqueue_on_rail(a, b, rail, share, source, flow, alg, class);
-                }
-            }
+        if self.net.rails == 1 {
+            self.enqueue_on_rail(a, b, 0, bytes, source, flow, alg, class);
             return;
         }
-        let rail = self.choose_rail(a, b);
-        self.enqueue_on_rail(a, b, rail, bytes, source, flow, alg, class);
+        self.plan_rails(a, b);
+        if self.nics.rail_unit == RailUnit::Message {
+            let rail = self.pick_rail(a);
+            self.enqueue_on_rail(a, b, rail, bytes, source, flow, alg, class);
+            return;
+        }
+        // Each packet by the same rule, counting the ones already placed.
+        let mtu = self.nics.mtu as u64;
+        let mut left = bytes;
+        loop {
+            let packet = left.min(mtu); // a message of 0 bytes is one empty packet
+            let rail = self.pick_rail(a);
+            let part = &mut self.nics.rail_plan[rail as usize];
+            part.bytes += packet;
+            part.packets += 1;
+            left -= packet;
+            if left == 0 {
+                break;
+            }
+        }
+        if flow != NONE {
+            self.flows.records[flow as usize].parts = self.nics.rail_plan.iter().filter(|p| p.packets > 0).count() as u32;
+        }
+        for rail in 0..self.net.rails {
+            let part = self.nics.rail_plan[rail as usize];
+            if part.packets > 0 {
+                self.enqueue_on_rail(a, b, rail, part.bytes, source, flow, alg, class);
+            }
+        }
     }
 
     /// Queues `bytes` of a message from node `a` to node `b` on rail `rail`.
@@ -189,59 +215,6 @@ impl Simulation {
             self.nic_send(src, ch); // idle NIC: send at once, no event needed
         } else {
             self.schedule_try(ch, now.max(busy_until));
-        }
-    }
-
-    /// With `nic.rail_unit = "packet"`: puts in `nics.rail_share` and
-    /// `nics.rail_packets` the bytes and packets of a message from `a` to `b` each rail carries, choosing a rail for
-    /// each packet in turn by the rail selection rule. `congestion` counts
-    /// the bytes waiting at each rail's NIC plus the packets of this message
-    /// already placed there, so a message to an idle node alternates its
-    /// packets over the rails; `path` keeps to the rails with the fewest
-    /// hops and balances the packets over those; ties go to the rails in
-    /// turn, and the turn moves on with every packet.
-    fn share_over_rails(&mut self, a: NodeId, b: NodeId, bytes: u64) {
-        let rails = self.net.rails;
-        let mtu = self.nics.mtu as u64;
-        let hops: Vec<u64> = match self.nics.rail_selection {
-            RailSelection::Path => (0..rails)
-                .map(|r| {
-                    let (ea, eb) = (self.net.endpoint_of(a, r), self.net.endpoint_of(b, r));
-                    self.topo.distance(self.net.endpoint_switch[ea], self.net.endpoint_switch[eb]) as u64
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        let nics = &mut self.nics;
-        nics.rail_share.iter_mut().for_each(|x| *x = 0);
-        nics.rail_packets.iter_mut().for_each(|x| *x = 0);
-        let mut left = bytes;
-        loop {
-            let packet = left.min(mtu); // a message of 0 bytes is one empty packet
-            let turn = nics.next_rail[a];
-            nics.next_rail[a] = turn.wrapping_add(1);
-            let rail = match nics.rail_selection {
-                RailSelection::RoundRobin => turn % rails,
-                RailSelection::Random => nics.rail_rng.below(rails as u64) as u32,
-                RailSelection::Path | RailSelection::Congestion => {
-                    let mut best = ((u64::MAX, u64::MAX), 0);
-                    for i in 0..rails {
-                        let r = (turn + i) % rails;
-                        let waiting = nics.backlog[self.net.endpoint_of(a, r)] + nics.rail_share[r as usize];
-                        let cost = (hops.get(r as usize).copied().unwrap_or(0), waiting);
-                        if cost < best.0 {
-                            best = (cost, r);
-                        }
-                    }
-                    best.1
-                }
-            };
-            nics.rail_share[rail as usize] += packet;
-            nics.rail_packets[rail as usize] += 1;
-            left -= packet;
-            if left == 0 {
-                break;
-            }
         }
     }
 
@@ -264,39 +237,45 @@ impl Simulation {
         self.channels.prefetch_transmitter(self.net.endpoint_up[e]);
     }
 
-    /// The rail a message from node `a` to node `b` leaves on (and arrives
-    /// on: the same rail index at the destination).
-    fn choose_rail(&mut self, a: NodeId, b: NodeId) -> u32 {
+    /// Starts placing a message from node `a` to node `b` over the rails
+    /// (several): nothing placed yet, and with `path` selection each rail's
+    /// switch hops between the two nodes.
+    fn plan_rails(&mut self, a: NodeId, b: NodeId) {
+        let path = self.nics.rail_selection == RailSelection::Path;
+        for r in 0..self.net.rails {
+            let hops = if path {
+                let (ea, eb) = (self.net.endpoint_of(a, r), self.net.endpoint_of(b, r));
+                self.topo.distance(self.net.endpoint_switch[ea], self.net.endpoint_switch[eb])
+            } else {
+                0
+            };
+            self.nics.rail_plan[r as usize] = RailPart { hops, bytes: 0, packets: 0 };
+        }
+    }
+
+    /// The rail the next unit (a message, or a packet of one) from node `a`
+    /// leaves on, and arrives on: the same rail index at the destination.
+    /// `path` takes the fewest hops, ties broken as `congestion` breaks
+    /// them ([McGlohon19] Sec. 4.3); `congestion` the fewest bytes waiting
+    /// at the rail's NIC, counting what [`Self::plan_rails`]'s message has
+    /// placed there already; remaining ties go to the rails in turn, and
+    /// the turn moves on with every unit.
+    fn pick_rail(&mut self, a: NodeId) -> u32 {
         let rails = self.net.rails;
         let nics = &mut self.nics;
         let turn = nics.next_rail[a];
         nics.next_rail[a] = turn.wrapping_add(1);
-        if rails == 1 {
-            return 0;
-        }
-        use RailSelection::*;
-        let cost = |sim: &Simulation, r: u32| -> u64 {
-            let (ea, eb) = (sim.net.endpoint_of(a, r), sim.net.endpoint_of(b, r));
-            match sim.nics.rail_selection {
-                Path => {
-                    let (sa, sb) = (sim.net.endpoint_switch[ea], sim.net.endpoint_switch[eb]);
-                    sim.topo.distance(sa, sb) as u64
-                }
-                Congestion => sim.nics.backlog[ea],
-                RoundRobin | Random => 0,
-            }
-        };
-        match self.nics.rail_selection {
-            RoundRobin => turn % rails,
-            Random => self.nics.rail_rng.below(rails as u64) as u32,
-            Path | Congestion => {
-                // Least cost; ties go to the rails in turn.
-                let mut best = (u64::MAX, 0);
+        match nics.rail_selection {
+            RailSelection::RoundRobin => turn % rails,
+            RailSelection::Random => nics.rail_rng.below(rails as u64) as u32,
+            RailSelection::Path | RailSelection::Congestion => {
+                let mut best = ((u32::MAX, u64::MAX), 0);
                 for i in 0..rails {
                     let r = (turn + i) % rails;
-                    let c = cost(self, r);
-                    if c < best.0 {
-                        best = (c, r);
+                    let part = &nics.rail_plan[r as usize];
+                    let cost = (part.hops, nics.backlog[self.net.endpoint_of(a, r)] + part.bytes);
+                    if cost < best.0 {
+                        best = (cost, r);
                     }
                 }
                 best.1

@@ -197,8 +197,8 @@ def key_figures(rows: List[Dict[str, Any]], crossed: bool) -> Dict[str, Any]:
         if not mine:
             continue
         top = mine[max(mine)]
-        out[f"{test}_ppn"] = top.get("ppn", 1)
         if test == "bisection":
+            out["bisection_ppn"] = top.get("ppn", 1)
             out["bisection_peak_fraction_by_ppn"] = {
                 str(r.get("ppn", 1)): round(r["fraction_of_peak"], 4)
                 for r in rows if r["test"] == test and r["tbytes_per_s"] and r["bytes"] == top["bytes"]}

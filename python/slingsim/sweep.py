@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import sys
+import warnings
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from . import provenance
@@ -149,7 +150,13 @@ def _simulate(todo: Dict[str, Config], command: str, scheduler: SchedulerLike, w
     from distributed import as_completed
 
     with dask_client(scheduler, workers) as client:
-        futures = {client.submit(task, cfg, command, pure=False): key for key, cfg in todo.items()}
+        # A study's configs may carry whole MPI programs (16,384 ranks of a
+        # bisection: megabytes), which Dask warns about as a "large graph".
+        # They are sent once either way; scattering them first would make a
+        # batch cluster wait for its first worker before anything is queued.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+            futures = {client.submit(task, cfg, command, pure=False): key for key, cfg in todo.items()}
         for future in as_completed(futures):
             yield futures[future], future.result()
 

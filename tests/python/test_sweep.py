@@ -61,3 +61,14 @@ def test_an_existing_scheduler_is_used_by_address(small_config):
         configs = configs_at_loads(small_config, [0.1, 0.2])
         remote = [r.summary["events"] for r in run_many(configs, scheduler=cluster.scheduler_address)]
     assert remote == [r.summary["events"] for r in run_many(configs, scheduler="sync")]
+
+
+def test_configs_carrying_large_programs_run_without_a_dask_warning(small_config, recwarn):
+    """A study's configs may hold whole MPI programs (megabytes); Dask's "large graph" warning about
+    them is noise to the user, so the sweep does not let it through (threshold lowered to see it)."""
+    import dask
+
+    configs = configs_at_loads(small_config, [0.1, 0.2])
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": "1B"}):
+        run_many(configs, workers=1, cache=False)
+    assert not [w for w in recwarn if "large graph" in str(w.message)]

@@ -35,7 +35,7 @@ TRACE = Path(__file__).resolve().parents[2] / "crates" / "slingsim-core" / "test
 NAMES = ["minimal", "ugal", "valiant", "par", "slingshot", "adaptive-1", "in-order", "dcqcn", "none",
          "poisson", "bernoulli", "random", "interleaved", "linear", "all", "incast", "permutation",
          "group_adversarial", "bisection", "uniform", "trace", "program", "alltoall", "allreduce", "barrier",
-         "halo3d", "fattree", "slimfly", "aries", "megafly", "fitfly", "round-robin", "slingshot", "roce"]
+         "halo3d", "fattree", "slimfly", "aries", "megafly", "fitfly", "round-robin", "slingshot", "roce", "message"]
 """Names some key accepts, so string values sometimes get past the first check."""
 
 KEY_CHARS = string.ascii_lowercase + "_"

@@ -757,6 +757,21 @@ impl Config {
                 check(&format!("{f}.stop_ns"), stop, &lim::TIME_NS)?;
             }
             check(&format!("{f}.message_bytes"), t.message_bytes as f64, &lim::SIZE_BYTES)?;
+            let packets = t.message_bytes.div_ceil(self.nic.mtu_payload.max(1) as u64).max(1);
+            let limit = self.nic.max_outstanding_packets as u64;
+            if t.flow_bytes.is_none() && self.nic.outstanding_release == crate::nic::OutstandingRelease::Message && limit > 0 && packets > limit {
+                // Its answers could not be told apart from other messages'.
+                return Err(ConfigError::new(
+                    format!("{f}.message_bytes"),
+                    format!(
+                        "{} bytes is {packets} packets, more than nic.max_outstanding_packets ({limit}); with nic.outstanding_release = \"message\" \
+                         a message's blocks are counted from the answers to its own packets, which a synthetic source's untracked messages do not carry: \
+                         send at most {} bytes per message, make the source a flow source (flow_bytes), or use outstanding_release = \"all\" or \"each\"",
+                        t.message_bytes,
+                        limit * self.nic.mtu_payload as u64
+                    ),
+                ));
+            }
             if let Some(b) = t.flow_bytes {
                 check(&format!("{f}.flow_bytes"), b as f64, &lim::SIZE_BYTES)?;
                 check_count(&format!("{f}.flows_per_node"), t.flows_per_node as u64, 1, 1 << 20, "flows")?;

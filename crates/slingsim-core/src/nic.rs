@@ -75,11 +75,18 @@ pub enum OutstandingRelease {
     /// trip, as [DeSensi19] Sec. 2.4 describes Aries (the p / 1024 x L term
     /// of its Eq. 2).
     All,
+    /// In blocks per message: a message waits, after each limit's worth of
+    /// its own packets, until every one of them is answered, while the NIC
+    /// as a whole holds at most the limit outstanding and frees a slot per
+    /// response. A lone message behaves as with `All` (Eq. 2 is written for
+    /// one message's transmission, T_msg); the messages of other processes
+    /// on the node may use the slots a waiting message has freed.
+    Message,
 }
 
 impl Named for OutstandingRelease {
     const WHAT: &'static str = "outstanding release";
-    const REGISTRY: &'static [(&'static str, Self)] = &[("each", OutstandingRelease::Each), ("all", OutstandingRelease::All)];
+    const REGISTRY: &'static [(&'static str, Self)] = &[("each", OutstandingRelease::Each), ("all", OutstandingRelease::All), ("message", OutstandingRelease::Message)];
 }
 crate::named_serde!(OutstandingRelease);
 

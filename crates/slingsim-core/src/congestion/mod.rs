@@ -108,6 +108,12 @@ pub struct Ack {
     /// When the packet acked left its NIC (for the request-to-response
     /// latency counter).
     pub injected: Ps,
+    /// The source NIC's record of the message the packet belonged to and
+    /// that record's serial when the packet was delivered (`NONE` for an
+    /// untracked message): with `nic.outstanding_release = "message"` the
+    /// answer counts against that message's block.
+    pub msg: u32,
+    pub serial: u32,
 }
 
 /// What the hooks may ask of the network: the zero-load bandwidth-delay

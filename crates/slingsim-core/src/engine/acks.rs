@@ -115,7 +115,7 @@ impl Simulation {
         }
         let a = self.signals.take(self.pool.cold(h).msg);
         if kind == PacketKind::Ack {
-            self.release_outstanding(a.src);
+            self.release_outstanding(a.src, a.msg, a.serial);
             self.cc.on_loss(a.src, a.dst, a.wire);
             self.wake_nic(a.src);
         }

@@ -411,6 +411,7 @@ fn nics(cfg: &Config, net: &Network, frame: Frame, cc: &Congestion, qos: &Qos, f
         release: cfg.nic.outstanding_release,
         sent_in_block: IdVec::filled(0, endpoints),
         draining: IdVec::filled(false, endpoints),
+        serial: 0,
         next_rail: IdVec::filled(0, net.nodes()),
         rail_selection: cfg.nic.rail_selection,
         rail_unit: cfg.nic.rail_unit,

@@ -154,7 +154,7 @@ impl Simulation {
             None => (Marks { ecn: false, level: c.mark, flows: c.mark_flows }, p.wire),
         };
         // The data's path so far; the ack's own path is added on arrival.
-        let a = Ack { src: p.src, dst: p.dst, wire: acked, marks, rtt: p.path_latency(), cnp: false, source: c.source, injected: c.injected };
+        let a = Ack { src: p.src, dst: p.dst, wire: acked, marks, rtt: p.path_latency(), cnp: false, source: c.source, injected: c.injected, msg: crate::network::NONE, serial: 0 };
         let id = self.signals.store(a);
         let mut q = Packet::new(p.dst, p.src, self.net.endpoint_switch[p.src], id, c.source);
         q.hot.kind = PacketKind::FabricAck;

@@ -31,6 +31,13 @@ pub(crate) struct Message {
     /// Routing mode and traffic class of the message's packets.
     pub alg: u8,
     pub class: u8,
+    /// Tells this message from a later one that reuses its record (an
+    /// answer may come back after the record is freed).
+    pub serial: u32,
+    /// With `nic.outstanding_release = "message"`: packets of this message
+    /// sent and not yet answered, and sent since its current block began.
+    pub open: u32,
+    pub block_sent: u32,
 }
 
 /// Counters of a NIC as on Cray Aries (paper 004 Sec. 2.3), kept per
@@ -127,6 +134,8 @@ pub(crate) struct Nics {
     pub release: crate::nic::OutstandingRelease,
     pub sent_in_block: IdVec<EndpointId, u32>,
     pub draining: IdVec<EndpointId, bool>,
+    /// Serial of the newest message record.
+    pub serial: u32,
     /// Next rail of each node, and how rails are chosen.
     pub next_rail: IdVec<NodeId, u32>,
     pub rail_selection: RailSelection,
@@ -138,6 +147,24 @@ pub(crate) struct Nics {
 }
 
 impl Nics {
+    /// A packet of the message with record `msg` and serial `serial` was
+    /// answered (or given up): with `outstanding_release = "message"` its
+    /// block ends once all of them are. A record since reused by another
+    /// message has another serial and is left alone; its message had sent
+    /// everything, so no block of it waits.
+    pub fn answered(&mut self, msg: u32, serial: u32) {
+        if self.release != crate::nic::OutstandingRelease::Message {
+            return;
+        }
+        let m = &mut self.messages[msg as usize];
+        if m.serial == serial && m.open > 0 {
+            m.open -= 1;
+            if m.open == 0 {
+                m.block_sent = 0;
+            }
+        }
+    }
+
     /// Stores a message; returns its id.
     pub fn add_message(&mut self, m: Message) -> u32 {
         match self.free_messages.pop() {
@@ -205,7 +232,9 @@ impl Simulation {
         let src = self.net.endpoint_of(a, rail);
         let dst = self.net.endpoint_of(b, rail);
         let now = self.clock.now;
-        let m = Message { src, dst, source, measured: self.clock.in_window(now), to_send: bytes, to_deliver: bytes, created: now, flow, alg, class };
+        self.nics.serial = self.nics.serial.wrapping_add(1);
+        let serial = self.nics.serial;
+        let m = Message { src, dst, source, measured: self.clock.in_window(now), to_send: bytes, to_deliver: bytes, created: now, flow, alg, class, serial, open: 0, block_sent: 0 };
         let id = self.nics.add_message(m);
         self.nics.queue[src].push_back(id);
         self.nics.backlog[src] += bytes;
@@ -364,6 +393,12 @@ impl Simulation {
         let (mut held_pair, mut held_wire) = (u64::MAX, 0u32);
         for (i, &m) in nics.queue[e].iter().enumerate().take(SCAN) {
             let msg = &nics.messages[m as usize];
+            if nics.max_outstanding > 0 && msg.block_sent >= nics.max_outstanding {
+                // Its block is sent (`outstanding_release = "message"`):
+                // it waits until every packet of it is answered.
+                ack_blocked = true;
+                continue;
+            }
             let wire = nics.next_wire(msg.to_send);
             let vc = self.vcs.first_of(msg.class);
             if !self.channels.has_credits(ch, vc, wire, now) {
@@ -443,7 +478,7 @@ impl Simulation {
             p.hot.flags |= crate::packet::FLAG_MESSAGE_END;
         }
         if self.nics.scan {
-            self.source_nic_sends(msg.src, msg.dst, wire);
+            self.source_nic_sends(msg.src, msg.dst, wire, tracked);
         }
         let h = self.pool.alloc(p);
         self.inject(h, ch);
@@ -469,7 +504,7 @@ impl Simulation {
 
     /// Source-side bookkeeping of a packet of `wire` bytes leaving for
     /// `dst`: congestion control's state and the outstanding count.
-    fn source_nic_sends(&mut self, src: EndpointId, dst: EndpointId, wire: u32) {
+    fn source_nic_sends(&mut self, src: EndpointId, dst: EndpointId, wire: u32, msg: u32) {
         let now = self.clock.now;
         let view = super::signals::NetworkView { topo: &self.topo, net: &self.net, channels: &self.channels, zero_load: &self.signals.zero_load };
         self.cc.on_inject(src, dst, wire, now, &view);
@@ -479,6 +514,11 @@ impl Simulation {
             if n.release == crate::nic::OutstandingRelease::All && n.max_outstanding > 0 {
                 n.sent_in_block[src] += 1;
                 n.draining[src] = n.sent_in_block[src] >= n.max_outstanding;
+            }
+            if n.release == crate::nic::OutstandingRelease::Message && msg != NONE {
+                let m = &mut n.messages[msg as usize];
+                m.open += 1;
+                m.block_sent += 1;
             }
         }
     }

@@ -12,7 +12,7 @@ use super::channels::Channels;
 use super::Simulation;
 use crate::congestion::{Ack, CongestionControl, Marks, PathView};
 use crate::event::Event;
-use crate::network::Network;
+use crate::network::{Network, NONE};
 use crate::nic::AckModel;
 use crate::packet::{PacketCold, PacketHot, PacketKind, FLAG_ECN};
 use crate::rng::Rng;
@@ -124,7 +124,9 @@ impl Simulation {
     pub(crate) fn send_acks(&mut self, p: &PacketHot, cold: &PacketCold, t: Ps) {
         let back = p.path_latency();
         let marks = Marks { ecn: p.flags & FLAG_ECN != 0, level: cold.mark, flows: cold.mark_flows };
-        let ack = Ack { src: p.src, dst: p.dst, wire: p.wire, marks, rtt: back * 2, cnp: false, source: cold.source, injected: cold.injected };
+        // The message's record is still live: it is freed after this packet's delivery is counted.
+        let serial = if cold.msg == NONE { 0 } else { self.nics.messages[cold.msg as usize].serial };
+        let ack = Ack { src: p.src, dst: p.dst, wire: p.wire, marks, rtt: back * 2, cnp: false, source: cold.source, injected: cold.injected, msg: cold.msg, serial };
         if self.nics.acks_needed {
             self.answer(PacketKind::Ack, ack, p, cold, t);
         }
@@ -162,7 +164,7 @@ impl Simulation {
         }
         if !a.cnp {
             self.signals.acks_received += 1;
-            self.release_outstanding(a.src);
+            self.release_outstanding(a.src, a.msg, a.serial);
             let k = &mut self.nics.counters[a.src];
             k.round_trip_ps += now - a.injected;
             k.responses += 1;
@@ -172,12 +174,17 @@ impl Simulation {
         self.wake_nic(a.src);
     }
 
-    /// One packet of endpoint `e` is no longer outstanding.
-    pub(crate) fn release_outstanding(&mut self, e: EndpointId) {
+    /// One packet of endpoint `e` is no longer outstanding: a packet of
+    /// the message whose record is `msg` with serial `serial` (`NONE`: an
+    /// untracked message).
+    pub(crate) fn release_outstanding(&mut self, e: EndpointId, msg: u32, serial: u32) {
         if self.nics.acks_needed {
             self.nics.outstanding[e] -= 1;
             if self.nics.outstanding[e] == 0 {
                 self.nics.sent_in_block[e] = 0; // a new block starts with the next packet
+            }
+            if msg != NONE {
+                self.nics.answered(msg, serial);
             }
         }
     }

@@ -11,19 +11,7 @@ use slingsim_core::Simulation;
 
 /// One flow of `packets` full packets from node 0 to node 17 (another group).
 fn flow_time_ns(packets: u64, limit: u32, release: &str) -> f64 {
-    let cfg = json!({
-        "topology": {"groups": 5, "switches_per_group": 4, "endpoints_per_switch": 4,
-                     "local_links_per_pair": 1, "global_ports_per_switch": 1},
-        "nic": {"max_outstanding_packets": limit, "outstanding_release": release},
-        "sim": {"warmup_ns": 0, "duration_ns": 1_000_000},
-        "traffic": [{"name": "f", "pattern": "incast", "nodes": {"list": [0, 17]}, "target": 1,
-                     "flow_bytes": packets * 4096}]
-    });
-    let mut sim = Simulation::from_json(&cfg.to_string()).expect("valid config");
-    sim.run();
-    let s: Value = sim.summary();
-    assert_eq!(s["end_reason"], "flows_done", "{s}");
-    s["sim_time_ns"].as_f64().expect("a time")
+    flows_time_ns(1, packets, limit, release)
 }
 
 #[test]

@@ -147,6 +147,16 @@ pub(crate) struct Nics {
 }
 
 impl Nics {
+    /// What an answer to a packet of message record `msg` carries to tell
+    /// that message from a later one in the same record: its serial with
+    /// `outstanding_release = "message"`, else 0 (nothing reads it).
+    pub fn serial_of(&self, msg: u32) -> u32 {
+        if self.release != crate::nic::OutstandingRelease::Message || msg == NONE {
+            return 0;
+        }
+        self.messages[msg as usize].serial
+    }
+
     /// A packet of the message with record `msg` and serial `serial` was
     /// answered (or given up): with `outstanding_release = "message"` its
     /// block ends once all of them are. A record since reused by another

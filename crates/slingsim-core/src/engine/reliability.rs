@@ -165,8 +165,7 @@ impl Simulation {
         r.packets_lost += 1;
         r.bytes_lost += c.payload as u64;
         self.measure.stats[c.source as usize].lost_bytes += c.payload as u64;
-        let serial = if c.msg == NONE { 0 } else { self.nics.messages[c.msg as usize].serial };
-        self.release_outstanding(p.src, c.msg, serial);
+        self.release_outstanding(p.src, c.msg, self.nics.serial_of(c.msg));
         self.cc.on_loss(p.src, p.dst, p.wire);
         self.wake_nic(p.src);
         if c.msg != NONE {

@@ -125,7 +125,7 @@ impl Simulation {
         let back = p.path_latency();
         let marks = Marks { ecn: p.flags & FLAG_ECN != 0, level: cold.mark, flows: cold.mark_flows };
         // The message's record is still live: it is freed after this packet's delivery is counted.
-        let serial = if cold.msg == NONE { 0 } else { self.nics.messages[cold.msg as usize].serial };
+        let serial = self.nics.serial_of(cold.msg);
         let ack = Ack { src: p.src, dst: p.dst, wire: p.wire, marks, rtt: back * 2, cnp: false, source: cold.source, injected: cold.injected, msg: cold.msg, serial };
         if self.nics.acks_needed {
             self.answer(PacketKind::Ack, ack, p, cold, t);

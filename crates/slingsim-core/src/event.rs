@@ -154,10 +154,15 @@ const KEEP_CAPACITY: usize = 64;
 /// once more. Only a bucket that grows that large takes one, so small
 /// buckets keep small allocations.
 const SPARE_BUFFERS: usize = 32;
-/// Buckets up to this size are sorted by insertion, up to `MERGE_SORT_MAX`
-/// by a stable merge sort, larger ones by counting.
-const INSERTION_SORT_MAX: usize = 24;
-const MERGE_SORT_MAX: usize = 512;
+/// Buckets up to this size are sorted by insertion, up to `RADIX_SORT_MAX`
+/// by a two-pass radix sort, larger ones by one counting pass over every
+/// offset.
+const INSERTION_SORT_MAX: usize = 12;
+const RADIX_SORT_MAX: usize = 512;
+/// Bits per pass of the radix sort of middle-sized buckets: two passes
+/// cover a bucket's `BUCKET_BITS` of offset.
+const RADIX_BITS: usize = BUCKET_BITS as usize / 2;
+const _: () = assert!(BUCKET_BITS % 2 == 0, "the radix sort's two passes cover the bucket offset's bits");
 
 /// Absolute number of the bucket holding time `t`: the one place besides
 /// [`slot_in_bucket`] where the queue works on the raw picoseconds.
@@ -334,8 +339,8 @@ impl EventQueue {
             }
             return;
         }
-        if n <= MERGE_SORT_MAX {
-            self.current[start..].sort_by_key(|e| e.time);
+        if n <= RADIX_SORT_MAX {
+            self.radix_sort_from(start);
             return;
         }
         // Counting sort on the time's offset inside the bucket (stable).
@@ -358,6 +363,47 @@ impl EventQueue {
             *slot += 1;
         }
         self.current[start..].copy_from_slice(&self.scratch);
+    }
+
+    /// Sorts `current[start..]` stably by the time's offset in its bucket,
+    /// in two counting passes of `RADIX_BITS` bits each (low half, then
+    /// high half): for buckets of tens to hundreds of entries this moves
+    /// each entry twice and needs no comparisons.
+    fn radix_sort_from(&mut self, start: usize) {
+        const BUCKETS: usize = 1 << RADIX_BITS;
+        const MASK: usize = BUCKETS - 1;
+        let n = self.current.len() - start;
+        self.scratch.clear();
+        self.scratch.resize(n, Entry { time: Ps::ZERO, event: 0 });
+        let mut low = [0u32; BUCKETS];
+        let mut high = [0u32; BUCKETS];
+        for e in &self.current[start..] {
+            let slot = slot_in_bucket(e.time);
+            low[slot & MASK] += 1;
+            high[slot >> RADIX_BITS] += 1;
+        }
+        // Exclusive prefix sums: the first position of each digit.
+        let prefix = |count: &mut [u32; BUCKETS]| {
+            let mut sum = 0;
+            for c in count.iter_mut() {
+                let here = *c;
+                *c = sum;
+                sum += here;
+            }
+        };
+        prefix(&mut low);
+        prefix(&mut high);
+        for e in &self.current[start..] {
+            let d = &mut low[slot_in_bucket(e.time) & MASK];
+            self.scratch[*d as usize] = *e;
+            *d += 1;
+        }
+        let out = &mut self.current[start..];
+        for e in &self.scratch {
+            let d = &mut high[slot_in_bucket(e.time) >> RADIX_BITS];
+            out[*d as usize] = *e;
+            *d += 1;
+        }
     }
 
     /// Absolute number of the first non-empty wheel bucket at or after
@@ -572,6 +618,30 @@ mod tests {
         }
         assert!(reference.is_empty());
         assert!(popped > 20_000);
+    }
+
+    /// One bucket of each size the three sorts handle (insertion, radix,
+    /// counting), with many ties: popped by time, ties in pushing order.
+    #[test]
+    fn each_bucket_sort_keeps_time_then_push_order() {
+        for n in [1u32, 5, 12, 13, 40, 300, 512, 513, 2000] {
+            let mut q = EventQueue::default();
+            let mut r = Rng::new(n as u64, 3);
+            let mut want = Vec::new();
+            for i in 0..n {
+                // Offsets in bucket 1; a narrow range on odd sizes forces ties.
+                let span = if n % 2 == 1 { 7 } else { 1 << BUCKET_BITS };
+                let t = Ps((1 << BUCKET_BITS) + r.below(span));
+                q.push(t, Event::Arrive(PacketId(i)));
+                want.push((t, i));
+            }
+            want.sort();
+            let got: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(t, e)| match e {
+                Event::Arrive(i) => (t, i.0),
+                _ => unreachable!(),
+            }).collect();
+            assert_eq!(got, want, "bucket of {n}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 """The outcome of one simulation: summary, result tables and the config that produced them."""
 from __future__ import annotations
 
+import array
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Sequence, Union
@@ -13,7 +14,11 @@ TABLE_NAMES = ("packets", "links", "flows", "nic", "timeline", "iterations")
 
 
 Columns = Mapping[str, Sequence[Any]]
-"""A table as the engine hands it over: column name -> values."""
+"""A table as the engine hands it over: column name -> values (numbers as an ``array.array`` of
+typecode ``q`` or ``d``, booleans and strings as lists)."""
+
+_ARROW_TYPES = {"q": "int64", "d": "float64"}
+"""Typecodes of the engine's number columns and the Arrow types that read their bytes as they are."""
 
 TableSource = Union["pa.Table", Columns, Path]
 """A result table: a pyarrow table, the engine's columns, or a Parquet file to read when used."""
@@ -23,7 +28,14 @@ def table_from_columns(columns: Columns) -> "pa.Table":
     """A pyarrow table from the engine's dict of column name -> values."""
     import pyarrow as pa
 
-    return pa.table({name: list(values) for name, values in columns.items()})
+    def column(values: Sequence[Any]) -> Any:
+        if isinstance(values, array.array) and values.typecode in _ARROW_TYPES:
+            # The array's own buffer, not a copy and not a Python object per value.
+            kind = getattr(pa, _ARROW_TYPES[values.typecode])()
+            return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
+        return list(values)
+
+    return pa.table({name: column(values) for name, values in columns.items()})
 
 
 class Result:

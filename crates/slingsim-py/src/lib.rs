@@ -6,7 +6,7 @@
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use slingsim_core::table::{Column, Table};
 use slingsim_core::units::{ns_to_ps, ps_to_ns, Ps};
 use slingsim_core::ConfigError;
@@ -52,19 +52,40 @@ fn existing_path(path: &str) -> PyResult<std::path::PathBuf> {
     }
 }
 
-/// Converts an engine table to a dict of column name -> list.
-fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+/// Converts an engine table to a dict of column name -> values: numbers
+/// as an `array.array` (typecode `q` for integers, `d` for floats), made
+/// from the column's bytes, so a table of a million rows costs a copy of
+/// its data and no Python object per value; strings as a list sharing one
+/// object per distinct string; booleans and unsigned columns holding
+/// values of 2^63 or more as lists.
+/// Each column is dropped once converted, so the engine's copy and the
+/// Python one of a large table do not both stay whole.
+fn table_to_dict<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    for (name, col) in &t.columns {
+    let array = py.import("array")?.getattr("array")?;
+    let numbers = |code: &str, bytes: Vec<u8>| array.call1((code, PyBytes::new(py, &bytes)));
+    for (name, col) in t.columns {
+        let name = name.as_str();
         match col {
+            Column::U64(v) if v.iter().all(|&x| x <= i64::MAX as u64) => {
+                d.set_item(name, numbers("q", v.iter().flat_map(|&x| (x as i64).to_ne_bytes()).collect())?)?
+            }
             Column::U64(v) => d.set_item(name, v)?,
-            Column::I64(v) => d.set_item(name, v)?,
-            Column::F64(v) => d.set_item(name, v)?,
+            Column::I64(v) => d.set_item(name, numbers("q", v.iter().flat_map(|x| x.to_ne_bytes()).collect())?)?,
+            Column::F64(v) => d.set_item(name, numbers("d", v.iter().flat_map(|x| x.to_ne_bytes()).collect())?)?,
             Column::Bool(v) => d.set_item(name, v)?,
-            Column::Str(v) => d.set_item(name, v)?,
+            Column::Str(v) => d.set_item(name, shared_strings(py, &v)?)?,
         }
     }
     Ok(d)
+}
+
+/// A list of strings in which equal strings are one Python object: the
+/// links table's `kind` has a handful of values over millions of rows.
+fn shared_strings<'py>(py: Python<'py>, v: &[String]) -> PyResult<Bound<'py, PyList>> {
+    let mut made: std::collections::HashMap<&str, Bound<'py, PyString>> = std::collections::HashMap::new();
+    let items = v.iter().map(|x| made.entry(x.as_str()).or_insert_with(|| PyString::new(py, x)).clone());
+    PyList::new(py, items.collect::<Vec<_>>())
 }
 
 /// Version of the engine crate.
@@ -238,28 +259,28 @@ impl Simulation {
 
     /// Sampled delivered packets, column name -> values.
     fn packets_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        table_to_dict(py, &self.inner.packets_table())
+        table_to_dict(py, self.inner.packets_table())
     }
 
     /// One row per unidirectional link, column name -> values.
     fn links_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        table_to_dict(py, &self.inner.links_table())
+        table_to_dict(py, self.inner.links_table())
     }
 
     /// NIC counters per node (paper 004 Sec. 2.3), column name -> values;
     /// readable between steps of a run.
     fn nic_counters_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        table_to_dict(py, &self.inner.nic_counters_table())
+        table_to_dict(py, self.inner.nic_counters_table())
     }
 
     /// Delivered throughput and latency per source and time bin, column name -> values.
     fn timeline_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        table_to_dict(py, &self.inner.timeline_table())
+        table_to_dict(py, self.inner.timeline_table())
     }
 
     /// One row per job iteration (job, iteration, time_ns), column name -> values.
     fn iterations_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        table_to_dict(py, &self.inner.iterations_table())
+        table_to_dict(py, self.inner.iterations_table())
     }
 
     /// Sends one message now from node src to node dst; routing and
@@ -282,7 +303,7 @@ impl Simulation {
 
     /// One row per fixed-size flow, column name -> values.
     fn flows_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        table_to_dict(py, &self.inner.flows_table())
+        table_to_dict(py, self.inner.flows_table())
     }
 }
 

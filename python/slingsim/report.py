@@ -211,12 +211,13 @@ def bench_text(scenarios: List[Dict[str, Any]]) -> str:
             f"{s['peak_rss_bytes'] / 2**20:,.0f} MiB",
             f"{s['build_s']:.2f}",
             f"{s['wall_s']:.2f}",
+            f"{s['tables_s']:.2f}" if "tables_s" in s else "-",
             number(s["events"]),
             number(s["packet_hops"]),
         ]
         for s in scenarios
     ]
-    headers = ["scenario", "events/s", "pkt-hops/s", "sim ns/wall s", "peak RSS", "build s", "run s", "events", "packet hops"]
+    headers = ["scenario", "events/s", "pkt-hops/s", "sim ns/wall s", "peak RSS", "build s", "run s", "tables s", "events", "packet hops"]
     return text_table(headers, rows)
 
 

@@ -45,6 +45,10 @@ pub(crate) struct Switches {
     pub latency: FallThrough,
     /// Crossbar speedup over the port rate.
     pub speedup: f64,
+    /// log2 of the speedup when it is a power of two (the presets' 2 and
+    /// 4): a read time is then the serialization shifted, which is what
+    /// dividing the float gives, with no division per hop.
+    speedup_shift: Option<u32>,
     /// The tiled model's state (`switch.model = "tiled"`), else none.
     pub tiles: Option<Box<super::tiled::Tiles>>,
 }
@@ -95,7 +99,9 @@ impl FallThrough {
 impl Switches {
     /// Switches with empty queues: `rng` gives each its random stream.
     pub fn new(rng: IdVec<SwitchId, Rng>, latency: FallThrough, speedup: f64, tiles: Option<Box<super::tiled::Tiles>>) -> Switches {
-        Switches { voqs: Vec::new(), free_voqs: Vec::new(), store: QueueStore::default(), rng, latency, speedup, tiles }
+        let whole = speedup >= 1.0 && speedup.fract() == 0.0 && speedup <= (1u64 << 32) as f64;
+        let speedup_shift = (whole && (speedup as u64).is_power_of_two()).then(|| (speedup as u64).trailing_zeros());
+        Switches { voqs: Vec::new(), free_voqs: Vec::new(), store: QueueStore::default(), rng, latency, speedup, speedup_shift, tiles }
     }
 
     /// Hints the processor to fetch the first queue of output `ch`, whose
@@ -229,7 +235,12 @@ impl Switches {
     /// Time input port of rate `rate` needs to read `wire` bytes into the crossbar.
     #[inline]
     pub fn read_time(&self, rate: Rate, wire: u32) -> Ps {
-        Ps::from_f64(rate.serialize(wire as u64).as_f64() / self.speedup)
+        let ser = rate.serialize(wire as u64);
+        match self.speedup_shift {
+            // Exact: a float of fewer than 2^53 ps divided by a power of two, truncated.
+            Some(k) => Ps(ser.0 >> k),
+            None => Ps::from_f64(ser.as_f64() / self.speedup),
+        }
     }
 }
 
@@ -585,6 +596,22 @@ impl Simulation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shift taken for power-of-two speedups gives what the float
+    /// division gives, to the picosecond; other speedups keep the division.
+    #[test]
+    fn read_time_is_the_divided_serialization_for_every_speedup() {
+        for speedup in [1.0, 2.0, 4.0, 8.0, 1.5, 3.0, 0.5] {
+            let s = Switches::new(IdVec::new(), FallThrough::new(Ps(290_000), Ps(0), 1), speedup, None);
+            for gbps in [25.0, 81.6, 100.0, 200.0] {
+                let rate = crate::units::Rate::from_bps(gbps * 1e9);
+                for wire in [1u32, 7, 64, 80, 1086, 4158, 9000] {
+                    let want = Ps::from_f64(rate.serialize(wire as u64).as_f64() / speedup);
+                    assert_eq!(s.read_time(rate, wire), want, "speedup {speedup}, {gbps} Gb/s, {wire} B");
+                }
+            }
+        }
+    }
 
     #[test]
     fn fall_through_spans_its_range_evenly_and_is_fixed_per_output() {

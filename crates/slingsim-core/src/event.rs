@@ -158,13 +158,11 @@ const KEEP_CAPACITY: usize = 64;
 /// once more. Only a bucket that grows that large takes one, so small
 /// buckets keep small allocations.
 const SPARE_BUFFERS: usize = 32;
-/// Buckets up to this size are sorted by insertion, up to `RADIX_SORT_MAX`
-/// by a two-pass radix sort, larger ones by one counting pass over every
-/// offset.
+/// Buckets up to this size are sorted by insertion, larger ones by a
+/// two-pass radix sort.
 const INSERTION_SORT_MAX: usize = 12;
-const RADIX_SORT_MAX: usize = 512;
-/// Bits per pass of the radix sort of middle-sized buckets: two passes
-/// cover a bucket's `BUCKET_BITS` of offset.
+/// Bits per pass of the radix sort: two passes cover a bucket's
+/// `BUCKET_BITS` of offset.
 const RADIX_BITS: usize = BUCKET_BITS as usize / 2;
 const _: () = assert!(BUCKET_BITS % 2 == 0, "the radix sort's two passes cover the bucket offset's bits");
 
@@ -206,7 +204,7 @@ pub struct EventQueue {
     overflow: std::collections::BinaryHeap<Late>,
     /// Sequence numbers of overflow entries.
     seq: u64,
-    /// Scratch of the counting sort.
+    /// Scratch of the radix sort.
     scratch: Vec<Entry>,
     /// Large bucket allocations given back, for buckets that fill next.
     spares: Vec<Vec<Entry>>,
@@ -343,36 +341,13 @@ impl EventQueue {
             }
             return;
         }
-        if n <= RADIX_SORT_MAX {
-            self.radix_sort_from(start);
-            return;
-        }
-        // Counting sort on the time's offset inside the bucket (stable).
-        const SLOTS: usize = 1 << BUCKET_BITS;
-        let mut count = [0u32; SLOTS + 1];
-        for e in &self.current[start..] {
-            count[slot_in_bucket(e.time) + 1] += 1;
-        }
-        if count.iter().filter(|&&c| c > 0).count() <= 1 {
-            return; // one distinct time: already in order
-        }
-        for i in 1..=SLOTS {
-            count[i] += count[i - 1];
-        }
-        self.scratch.clear();
-        self.scratch.resize(n, Entry { time: Ps::ZERO, event: 0 });
-        for e in &self.current[start..] {
-            let slot = &mut count[slot_in_bucket(e.time)];
-            self.scratch[*slot as usize] = *e;
-            *slot += 1;
-        }
-        self.current[start..].copy_from_slice(&self.scratch);
+        self.radix_sort_from(start);
     }
 
     /// Sorts `current[start..]` stably by the time's offset in its bucket,
     /// in two counting passes of `RADIX_BITS` bits each (low half, then
-    /// high half): for buckets of tens to hundreds of entries this moves
-    /// each entry twice and needs no comparisons.
+    /// high half): each entry moves twice, with no comparisons, and the
+    /// counts are 2 x 32 whatever the bucket's size.
     fn radix_sort_from(&mut self, start: usize) {
         const BUCKETS: usize = 1 << RADIX_BITS;
         const MASK: usize = BUCKETS - 1;
@@ -624,8 +599,8 @@ mod tests {
         assert!(popped > 20_000);
     }
 
-    /// One bucket of each size the three sorts handle (insertion, radix,
-    /// counting), with many ties: popped by time, ties in pushing order.
+    /// Buckets on both sides of the insertion sort's limit, up to thousands
+    /// of entries, with many ties: popped by time, ties in pushing order.
     #[test]
     fn each_bucket_sort_keeps_time_then_push_order() {
         for n in [1u32, 5, 12, 13, 40, 300, 512, 513, 2000] {

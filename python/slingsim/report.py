@@ -211,7 +211,7 @@ def bench_text(scenarios: List[Dict[str, Any]]) -> str:
             f"{s['peak_rss_bytes'] / 2**20:,.0f} MiB",
             f"{s['build_s']:.2f}",
             f"{s['wall_s']:.2f}",
-            f"{s['tables_s']:.2f}" if "tables_s" in s else "-",
+            f"{s['tables_s']:.2f}",
             number(s["events"]),
             number(s["packet_hops"]),
         ]

@@ -63,16 +63,25 @@ fn existing_path(path: &str) -> PyResult<std::path::PathBuf> {
 fn table_to_dict<'py>(py: Python<'py>, t: Table) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let array = py.import("array")?.getattr("array")?;
-    let numbers = |code: &str, bytes: Vec<u8>| array.call1((code, PyBytes::new(py, &bytes)));
+    // An array.array of typecode `code` from 8-byte values, written straight into the bytes it reads.
+    let numbers = |code: &str, n: usize, bytes: &dyn Fn(usize) -> [u8; 8]| {
+        let raw = PyBytes::new_with(py, n * 8, |buf| {
+            for (i, slot) in buf.chunks_exact_mut(8).enumerate() {
+                slot.copy_from_slice(&bytes(i));
+            }
+            Ok(())
+        })?;
+        array.call1((code, raw))
+    };
     for (name, col) in t.columns {
         let name = name.as_str();
         match col {
             Column::U64(v) if v.iter().all(|&x| x <= i64::MAX as u64) => {
-                d.set_item(name, numbers("q", v.iter().flat_map(|&x| (x as i64).to_ne_bytes()).collect())?)?
+                d.set_item(name, numbers("q", v.len(), &|i| (v[i] as i64).to_ne_bytes())?)?
             }
             Column::U64(v) => d.set_item(name, v)?,
-            Column::I64(v) => d.set_item(name, numbers("q", v.iter().flat_map(|x| x.to_ne_bytes()).collect())?)?,
-            Column::F64(v) => d.set_item(name, numbers("d", v.iter().flat_map(|x| x.to_ne_bytes()).collect())?)?,
+            Column::I64(v) => d.set_item(name, numbers("q", v.len(), &|i| v[i].to_ne_bytes())?)?,
+            Column::F64(v) => d.set_item(name, numbers("d", v.len(), &|i| v[i].to_ne_bytes())?)?,
             Column::Bool(v) => d.set_item(name, v)?,
             Column::Str(v) => d.set_item(name, shared_strings(py, &v)?)?,
         }

@@ -215,6 +215,29 @@ impl Congestion {
     pub fn active(&self) -> bool {
         !matches!(self, Congestion::None(_))
     }
+
+    /// Refuses an ack model or a network size the algorithm cannot run
+    /// with: switch-side control sends its acks through the fabric as
+    /// packets, so `nic.acks = "instant"` leaves it no fabric for them.
+    pub fn check_acks(&self, acks: crate::nic::AckModel, endpoints: usize) -> Result<()> {
+        if !self.fabric_acks() {
+            return Ok(());
+        }
+        if acks == crate::nic::AckModel::Instant {
+            return Err(crate::error::ConfigError::new(
+                "nic.acks",
+                "congestion.algorithm = \"slingshot\" runs in the switches, whose acks are packets in the fabric: \
+                 set nic.acks = \"packets\", or choose congestion.algorithm = \"slingshot-endpoint\" for instant acks",
+            ));
+        }
+        if endpoints >= 1 << 30 {
+            return Err(crate::error::ConfigError::new(
+                "topology",
+                format!("switch-side congestion control tracks up to 2^30 endpoints, this network has {endpoints}"),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Runs `$body` with `$x` bound to the running algorithm (static dispatch).

@@ -2,7 +2,7 @@
 //! `nic.acks = "packets"`, the default).
 //!
 //! When a data packet that must be answered is delivered, its destination
-//! NIC makes an ack (and a CNP when DCQCN asks for one) of the frame
+//! NIC makes an ack (and a CNP when the congestion control asks for one) of the frame
 //! format's control size ([`crate::nic::Frame::ack_wire_bytes`]), queues it
 //! ahead of its own data and injects it on its up-link in the data's
 //! traffic class (or the one `nic.ack_class` names) and routing mode. From

@@ -75,7 +75,7 @@ impl Simulation {
         let mpi_params = crate::mpi::runtime::Params::new(&cfg.mpi, &cfg.host)?;
         let window = run_window(&cfg, &sources);
         let cc = Congestion::new(&cfg.congestion, cfg.nic.bandwidth_bps, frame.wire_bytes(cfg.nic.mtu_payload))?;
-        check_fabric_acks(&cfg, &cc, &net)?;
+        cc.check_acks(cfg.nic.acks, net.endpoint_node.len())?;
         let channels = Channels::new(&net, vcs, vc_capacity, cfg.switch.buffer_bytes as u64, classes.len(), &fail_at, cfg.links.bit_error_rate > 0.0);
         let fall_through = FallThrough::new(
             ns_to_ps(cfg.switch.latency_ns),
@@ -500,23 +500,4 @@ fn measurement(cfg: &Config, sources: usize) -> Measurement {
         measured_outstanding: 0,
         control: Default::default(),
     }
-}
-
-/// Switch-side congestion control sends its acks through the fabric as
-/// packets: with `nic.acks = "instant"` there is no fabric for them.
-fn check_fabric_acks(cfg: &Config, cc: &Congestion, net: &Network) -> Result<()> {
-    if !cc.fabric_acks() {
-        return Ok(());
-    }
-    if cfg.nic.acks == crate::nic::AckModel::Instant {
-        return Err(ConfigError::new(
-            "nic.acks",
-            "congestion.algorithm = \"slingshot\" runs in the switches, whose acks are packets in the fabric: \
-             set nic.acks = \"packets\", or choose congestion.algorithm = \"slingshot-endpoint\" for instant acks",
-        ));
-    }
-    if net.endpoint_node.len() >= 1 << 30 {
-        return Err(ConfigError::new("topology", format!("switch-side congestion control tracks up to 2^30 endpoints, this network has {}", net.endpoint_node.len())));
-    }
-    Ok(())
 }

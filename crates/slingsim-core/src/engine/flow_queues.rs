@@ -1,5 +1,5 @@
-//! Switch-side congestion control's packets ([Roweth] Sec. II-E;
-//! `congestion.algorithm = "slingshot"`, [`crate::congestion::slingshot`]).
+//! Switch-side congestion control's packets ([Roweth] Sec. II-E): the
+//! engine's part of any control whose `fabric_acks` is true.
 //!
 //! - **Fabric acks.** When a data packet starts to leave an egress edge
 //!   port (a switch output to an endpoint), the egress switch makes an ack

@@ -7,7 +7,7 @@
 //! change that alters a result regenerates the files with
 //!
 //! ```text
-//! SLINGSIM_UPDATE_GOLDEN=1 cargo test --release --test golden
+//! SLINGSIM_UPDATE_GOLDEN=1 cargo test --release -p slingsim-core --test engine golden::
 //! ```
 //!
 //! and says in its commit message why the figures moved. Wall times and the

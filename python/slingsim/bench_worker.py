@@ -42,12 +42,16 @@ def measure(name: str) -> Dict[str, Any]:
     total = lambda key: sum(s[key] for s in summaries)  # noqa: E731
     per_s = 1.0 / wall_s if wall_s > 0 else float("inf")
     last = summaries[-1]
+    endpoints = max(s["endpoints"] for s in summaries)
+    peak = peak_rss_bytes()
     out = {
         "name": name,
         "events_per_s": total("events") * per_s,
         "packet_hops_per_s": total("packet_hops") * per_s,
         "sim_ns_per_wall_s": total("sim_time_ns") * per_s,
-        "peak_rss_bytes": peak_rss_bytes(),
+        "peak_rss_bytes": peak,
+        "endpoints": endpoints,
+        "peak_rss_bytes_per_endpoint": peak / endpoints,
         "wall_s": wall_s,
         "build_s": build_s,
         "tables_s": tables_s,

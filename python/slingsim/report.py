@@ -209,6 +209,7 @@ def bench_text(scenarios: List[Dict[str, Any]]) -> str:
             f"{s['packet_hops_per_s'] / 1e6:.2f} M",
             number(s["sim_ns_per_wall_s"], 0),
             f"{s['peak_rss_bytes'] / 2**20:,.0f} MiB",
+            f"{s['peak_rss_bytes_per_endpoint'] / 1024:,.1f} KiB",
             f"{s['build_s']:.2f}",
             f"{s['wall_s']:.2f}",
             f"{s['tables_s']:.2f}",
@@ -217,7 +218,7 @@ def bench_text(scenarios: List[Dict[str, Any]]) -> str:
         ]
         for s in scenarios
     ]
-    headers = ["scenario", "events/s", "pkt-hops/s", "sim ns/wall s", "peak RSS", "build s", "run s", "tables s", "events", "packet hops"]
+    headers = ["scenario", "events/s", "pkt-hops/s", "sim ns/wall s", "peak RSS", "per endpoint", "build s", "run s", "tables s", "events", "packet hops"]
     return text_table(headers, rows)
 
 

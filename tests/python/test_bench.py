@@ -81,6 +81,9 @@ def test_bench_reports_events_per_hop_and_bytes_per_packet():
     assert figures["bytes_per_packet"] == _core.packet_record_bytes() <= 128
     # The engine's run and the tables handed over after it are timed apart.
     assert figures["wall_s"] > 0 and figures["tables_s"] >= 0
+    # Issue 10's memory target is per endpoint: the fat tree has 128.
+    assert figures["endpoints"] == 128
+    assert figures["peak_rss_bytes_per_endpoint"] == figures["peak_rss_bytes"] / 128
 
 
 def test_the_base_scenario_keeps_the_per_output_switch_and_the_tiled_one_differs_only_there():

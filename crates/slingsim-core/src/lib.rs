@@ -23,6 +23,7 @@
 pub mod config;
 pub mod congestion;
 pub mod crossbar;
+pub mod divisor;
 pub mod engine;
 pub mod error;
 pub mod ids;

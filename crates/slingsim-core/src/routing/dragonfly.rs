@@ -12,6 +12,7 @@ use crate::ids::{ChannelId, SwitchId};
 use crate::network::{Network, NONE};
 use crate::packet::{PacketHot as Packet, FLAG_NONMINIMAL};
 use crate::rng::Rng;
+use crate::topology::dragonfly::{GlobalLink, PairLinks};
 use crate::topology::Dragonfly;
 
 impl Paths for Dragonfly {
@@ -45,7 +46,7 @@ impl Paths for Dragonfly {
         if cand.global_link == NONE {
             return ChannelId::NONE;
         }
-        let l = self.all_global_links()[cand.global_link as usize];
+        let l = self.global_link(cand.global_link);
         net.out_channel(l.from, l.port)
     }
 }
@@ -119,7 +120,7 @@ fn step(df: &Dragonfly, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut 
     if pkt.global_link == NONE {
         pkt.global_link = pick_global(df, s, gs, target_group, target_switch, rng);
     }
-    let link = df.all_global_links()[pkt.global_link as usize];
+    let link = df.global_link(pkt.global_link);
     if link.from == s {
         pkt.global_link = NONE;
         net.out_channel(s, link.port)
@@ -161,7 +162,7 @@ fn likely_next(df: &Dragonfly, net: &Network, s: SwitchId, pkt: &Packet, f: &mut
     if global_link == NONE {
         return;
     }
-    let link = df.all_global_links()[global_link as usize];
+    let link = df.global_link(global_link);
     if link.from == s {
         f(net.out_channel(s, link.port))
     } else {
@@ -181,16 +182,26 @@ fn local_hop(df: &Dragonfly, net: &Network, s: SwitchId, t: SwitchId, rng: &mut 
 /// from switch `s` of group `from` toward group `to` (and switch `target`
 /// there, if known). Ties are broken uniformly, with one random draw.
 fn pick_global(df: &Dragonfly, s: SwitchId, from: u32, to: u32, target: SwitchId, rng: &mut Rng) -> u32 {
-    let links = df.links_between(from, to);
-    let base = df.all_global_links().as_ptr() as usize;
-    let offset = (links.as_ptr() as usize - base) / std::mem::size_of::<crate::topology::dragonfly::GlobalLink>();
-    let hops = |l: &crate::topology::dragonfly::GlobalLink| (l.from != s) as u32 + (!target.is_none() && l.to != target) as u32;
+    let first = df.first_link_between(from, to);
+    // One loop per way of listing the links, so neither pays for the other.
+    let i = match df.links_from_to(from, to) {
+        PairLinks::Table(links) => pick_shortest(links.copied(), s, target, rng),
+        PairLinks::Computed(links) => pick_shortest(links, s, target, rng),
+    };
+    first + i
+}
+
+/// Position among `links` of a random one of those with the fewest hops
+/// from `s` to `target` (any switch of the far group if NONE).
+#[inline]
+fn pick_shortest<I: Iterator<Item = GlobalLink> + Clone>(links: I, s: SwitchId, target: SwitchId, rng: &mut Rng) -> u32 {
+    let hops = |l: GlobalLink| (l.from != s) as u32 + (!target.is_none() && l.to != target) as u32;
     // One pass collects the shortest; a pair with more than `MAX_FAN` of
     // them takes a second pass instead (the same choice from the same draw).
     const MAX_FAN: usize = 32;
     let mut fan = [0u32; MAX_FAN];
     let (mut best, mut ties) = (u32::MAX, 0usize);
-    for (i, l) in links.iter().enumerate() {
+    for (i, l) in links.clone().enumerate() {
         let h = hops(l);
         if h < best {
             (best, ties) = (h, 0);
@@ -204,12 +215,12 @@ fn pick_global(df: &Dragonfly, s: SwitchId, from: u32, to: u32, target: SwitchId
     }
     let mut k = if ties > 1 { rng.below(ties as u64) as usize } else { 0 };
     if ties <= MAX_FAN {
-        return offset as u32 + fan[k];
+        return fan[k];
     }
-    for (i, l) in links.iter().enumerate() {
+    for (i, l) in links.enumerate() {
         if hops(l) == best {
             if k == 0 {
-                return (offset + i) as u32;
+                return i as u32;
             }
             k -= 1;
         }
@@ -226,7 +237,12 @@ pub fn min_hops(df: &Dragonfly, s: SwitchId, d: SwitchId) -> u32 {
     if gs == gd {
         return 1;
     }
-    df.links_between(gs, gd).iter().map(|l| (l.from != s) as u32 + 1 + (l.to != d) as u32).min().unwrap_or(u32::MAX)
+    let hops = |l: GlobalLink| (l.from != s) as u32 + 1 + (l.to != d) as u32;
+    match df.links_from_to(gs, gd) {
+        PairLinks::Table(links) => links.copied().map(hops).min(),
+        PairLinks::Computed(links) => links.map(hops).min(),
+    }
+    .unwrap_or(u32::MAX)
 }
 
 /// Estimated hops of a Valiant path already set on `pkt` at switch `s`.
@@ -236,6 +252,6 @@ fn valiant_hops_estimate(df: &Dragonfly, s: SwitchId, pkt: &Packet) -> u32 {
     }
     // To the intermediate group (the chosen link), then on average a
     // global hop and a local hop to the destination.
-    let first = if pkt.global_link == NONE { 0 } else { (df.all_global_links()[pkt.global_link as usize].from != s) as u32 + 1 };
+    let first = if pkt.global_link == NONE { 0 } else { (df.global_link(pkt.global_link).from != s) as u32 + 1 };
     first.max(1) + 2
 }

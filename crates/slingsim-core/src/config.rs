@@ -428,6 +428,11 @@ pub struct SwitchConfig {
     /// switch) or `age` (the first injected into the network)
     /// ([`crate::crossbar::Arbitration`]).
     pub arbitration: crate::crossbar::Arbitration,
+    /// Which VC the per-output model serves first among ready heads:
+    /// `none` (default: the oldest head), `fewest-hops` or `most-hops`
+    /// ([`crate::crossbar::VcPriority`]; other simulators' arbitration, for
+    /// comparing with their results).
+    pub vc_priority: crate::crossbar::VcPriority,
 }
 
 impl Default for SwitchConfig {
@@ -443,6 +448,7 @@ impl Default for SwitchConfig {
             ports_per_tile: 2,
             port_rows: crate::crossbar::PortRows::Interleaved,
             arbitration: crate::crossbar::Arbitration::Arrival,
+            vc_priority: crate::crossbar::VcPriority::None,
         }
     }
 }
@@ -565,7 +571,8 @@ pub struct TrafficConfig {
     pub pattern: crate::traffic::PatternKind,
     /// `bernoulli` (a message per message-slot with probability `load`),
     /// `poisson` (exponential gaps of mean slot / load) or `periodic` (gaps
-    /// of exactly slot / load from a random phase).
+    /// of exactly slot / load from a random phase) or `periodic-aligned`
+    /// (the same gaps, every node starting at the source's start).
     pub process: crate::traffic::Process,
     pub load: f64,
     pub message_bytes: u64,

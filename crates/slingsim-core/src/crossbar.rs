@@ -69,6 +69,51 @@ impl Named for Arbitration {
 }
 crate::named_serde!(Arbitration);
 
+/// Which virtual channel a per-output switch serves first when several
+/// have a packet ready (`switch.vc_priority`). VCs are hop classes (the
+/// packet's switch-to-switch hops so far, MODEL.md Sec. 2), so this ranks
+/// packets by how far they have come. Not a Slingshot or Aries mechanism:
+/// it reproduces how other simulators' routers arbitrate, so a study can
+/// show what their results owe to it (docs/model.md, "VC priority").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum VcPriority {
+    /// No VC ranks above another: the oldest ready head wins, whatever its
+    /// VC (the engine's arbitration).
+    #[default]
+    None,
+    /// The VC of the fewest hops first, then the oldest head: packets still
+    /// near their source pass packets in transit. CODES' dragonfly-dally and
+    /// dragonfly-plus routers serve their lowest VC first
+    /// (`get_next_router_vcg`).
+    FewestHops,
+    /// The VC of the most hops first, then the oldest head: packets nearest
+    /// their destination drain first. CODES' Slim Fly router serves its
+    /// highest VC first (`slim_router_packet_send`).
+    MostHops,
+}
+
+impl Named for VcPriority {
+    const WHAT: &'static str = "VC priority";
+    const REGISTRY: &'static [(&'static str, Self)] =
+        &[("none", VcPriority::None), ("fewest-hops", VcPriority::FewestHops), ("most-hops", VcPriority::MostHops)];
+}
+crate::named_serde!(VcPriority);
+
+impl VcPriority {
+    /// Whether a head on VC `vc` that became ready at `ready` wins over the
+    /// best so far, on VC `best_vc` and ready at `best_ready`; a VC's hop
+    /// class is its index modulo `hop_vcs` (computed only when a priority
+    /// is set: the default's comparison is the engine's hottest).
+    #[inline]
+    pub fn beats(self, vc: usize, ready: crate::units::Ps, best_vc: usize, best_ready: crate::units::Ps, hop_vcs: usize) -> bool {
+        match self {
+            VcPriority::None => ready < best_ready,
+            VcPriority::FewestHops => (vc % hop_vcs, ready) < (best_vc % hop_vcs, best_ready),
+            VcPriority::MostHops => (std::cmp::Reverse(vc % hop_vcs), ready) < (std::cmp::Reverse(best_vc % hop_vcs), best_ready),
+        }
+    }
+}
+
 /// Most tile rows a grid may have (Aries has 6, Rosetta 4): the arbiter
 /// keeps one candidate per row on the stack.
 pub const MAX_ROWS: u32 = 8;

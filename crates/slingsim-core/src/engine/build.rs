@@ -99,7 +99,15 @@ impl Simulation {
                 }
                 None
             }
-            SwitchModel::Tiled => Some(Box::new(Tiles::new(&net, cfg.switch.grid(), cfg.switch.speedup, cfg.switch.arbitration)?)),
+            SwitchModel::Tiled => {
+                if cfg.switch.vc_priority != crate::crossbar::VcPriority::None {
+                    return Err(ConfigError::new(
+                        "switch.vc_priority",
+                        "a VC priority needs switch.model = \"per-output\": the tiled model grants by rows and age; set switch.model = \"per-output\" or vc_priority = \"none\"",
+                    ));
+                }
+                Some(Box::new(Tiles::new(&net, cfg.switch.grid(), cfg.switch.speedup, cfg.switch.arbitration)?))
+            }
         };
         let cc_fabric_acks = cc.fabric_acks();
         let mut sim = Simulation {

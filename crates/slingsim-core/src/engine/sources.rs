@@ -107,9 +107,18 @@ impl Simulation {
                         if incast_target == Some(m) {
                             continue; // the incast target only receives
                         }
-                        // Random phase inside the first gap so nodes do not start in lockstep.
-                        let gap = self.next_gap(s);
-                        let at = start + Ps::from_f64(gap * self.traffic.rng[s].unit());
+                        // Random phase inside the first gap so nodes do not start in
+                        // lockstep, unless the process asks for it.
+                        let aligned = matches!(
+                            self.traffic.sources[s].injection,
+                            Injection::Bernoulli { process: crate::traffic::Process::PeriodicAligned, .. }
+                        );
+                        let at = if aligned {
+                            start
+                        } else {
+                            let gap = self.next_gap(s);
+                            start + Ps::from_f64(gap * self.traffic.rng[s].unit())
+                        };
                         if at < self.clock.end && at < self.traffic.sources[s].stop_ps {
                             self.events.push(at, Event::Generate { source: s as u16, member: m });
                         }
@@ -157,7 +166,7 @@ impl Simulation {
         match process {
             crate::traffic::Process::Bernoulli => rng.geometric(load) as f64 * slot,
             crate::traffic::Process::Poisson => -(1.0 - rng.unit()).ln() * slot / load,
-            crate::traffic::Process::Periodic => slot / load,
+            crate::traffic::Process::Periodic | crate::traffic::Process::PeriodicAligned => slot / load,
         }
     }
 

@@ -368,7 +368,8 @@ impl Simulation {
     /// Output arbitration of switch channel `ch`: among the heads of its
     /// per-VC queues that are ready, have downstream credits and whose input
     /// port can read into the crossbar, send the one that became ready
-    /// first; with several traffic classes, first pick the class
+    /// first (with `switch.vc_priority`, the first of the favoured hop
+    /// class); with several traffic classes, first pick the class
     /// ([`crate::qos::pick_class`]), then its oldest ready head.
     pub(crate) fn switch_send(&mut self, ch: ChannelId) {
         let now = self.clock.now;
@@ -378,6 +379,7 @@ impl Simulation {
         let mut best = [None::<(Ps, usize)>; 8];
         let mut wake = NEVER;
         let mut credit_blocked = false;
+        let (prio, hop_vcs) = (self.cfg.switch.vc_priority, self.vcs.hop_vcs);
         let mut v = self.channels.tx[ch].queues;
         while v != NONE {
             let Voq { queue: q, next, vc, .. } = self.switches.voqs[v as usize];
@@ -397,7 +399,7 @@ impl Simulation {
                 continue;
             }
             let c = if ncls > 1 { self.vcs.class_of(vc) } else { 0 };
-            if best[c].is_none_or(|(r, _)| head.ready < r) {
+            if best[c].is_none_or(|(r, b)| prio.beats(vc, head.ready, b, r, hop_vcs)) {
                 best[c] = Some((head.ready, vc));
             }
         }

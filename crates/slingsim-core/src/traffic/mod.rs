@@ -26,11 +26,17 @@ pub enum Process {
     /// `interval_ns` (CODES' synthetic ranks wait their mean interval plus
     /// a 1 ns exponential jitter between messages).
     Periodic,
+    /// Gaps of exactly the mean, every node's first message at the source's
+    /// start: the nodes send in lockstep, as CODES' synthetic ranks do (each
+    /// schedules its first message after a 1 ns exponential jitter from
+    /// time 0, `model-net-mpi-replay.c`), so a background of large messages
+    /// arrives in synchronised bursts.
+    PeriodicAligned,
 }
 
 impl crate::names::Named for Process {
     const WHAT: &'static str = "arrival process";
-    const REGISTRY: &'static [(&'static str, Self)] = &[("bernoulli", Process::Bernoulli), ("poisson", Process::Poisson), ("periodic", Process::Periodic)];
+    const REGISTRY: &'static [(&'static str, Self)] = &[("bernoulli", Process::Bernoulli), ("poisson", Process::Poisson), ("periodic", Process::Periodic), ("periodic-aligned", Process::PeriodicAligned)];
 }
 crate::named_serde!(Process);
 

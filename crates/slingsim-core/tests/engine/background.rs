@@ -3,6 +3,7 @@
 //! message size sets the intensity.
 
 use serde_json::{json, Value};
+use slingsim_core::table::Column;
 use slingsim_core::Simulation;
 
 fn config(process: &str, interval_ns: f64, message_bytes: u64) -> Value {
@@ -42,6 +43,31 @@ fn periodic_messages_are_exactly_one_interval_apart() {
     let s = run(&config("periodic", 100_000.0, 1_000));
     let packets = s["packets_injected"].as_u64().unwrap();
     assert_eq!(packets, 12 * 10, "{s:#}");
+}
+
+/// Creation times (ns) of every delivered packet.
+fn created_ns(process: &str) -> Vec<f64> {
+    let mut cfg = config(process, 100_000.0, 1_000);
+    cfg["sim"]["packet_sample_every"] = json!(1);
+    let mut sim = Simulation::from_json(&cfg.to_string()).expect("valid config");
+    sim.run();
+    let t = sim.packets_table();
+    let Column::F64(created) = &t.columns.iter().find(|(n, _)| n == "created_ns").expect("created_ns").1 else { panic!("type") };
+    created.clone()
+}
+
+#[test]
+fn aligned_periodic_nodes_send_in_lockstep() {
+    // `periodic-aligned`: every node's messages at 0, 100, 200 ... us, as
+    // CODES' synthetic ranks start together; `periodic` starts each node at
+    // its own phase. 12 nodes x 10 messages of one packet each.
+    let aligned = created_ns("periodic-aligned");
+    assert_eq!(aligned.len(), 12 * 10);
+    assert!(aligned.iter().all(|t| (t / 100_000.0 - (t / 100_000.0).round()).abs() < 1e-9), "{aligned:?}");
+    let phased = created_ns("periodic");
+    assert_eq!(phased.len(), 12 * 10);
+    let on_the_grid = phased.iter().filter(|t| (*t / 100_000.0 - (*t / 100_000.0).round()).abs() < 1e-9).count();
+    assert!(on_the_grid < 12, "random phases put {on_the_grid} packets on the interval grid");
 }
 
 #[test]

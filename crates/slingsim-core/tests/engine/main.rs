@@ -20,3 +20,4 @@ mod outstanding;
 mod physics;
 mod stop_rule;
 mod switch_models;
+mod vc_priority;

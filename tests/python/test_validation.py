@@ -10,9 +10,11 @@ from slingsim.cli import main
 from slingsim.experiments.registry import EXPERIMENTS
 from slingsim.validation import (
     CLAIMS,
+    KNOWN_CAUSES,
     Outcome,
     claim_row,
     experiments_of,
+    difference_lines,
     markdown,
     shares_status,
     summary_counts,
@@ -127,6 +129,34 @@ def test_markdown_has_one_line_per_claim():
     text = markdown(rows, True, "slingsim validate --quick", "2026-11-27")
     assert text.startswith("# Validation against the papers")
     assert sum(1 for line in text.splitlines() if line.startswith("| [")) == len(CLAIMS)
+
+
+def test_every_known_cause_names_a_claim():
+    claims = {(c.experiment, c.quantity) for c in CLAIMS}
+    assert set(KNOWN_CAUSES) <= claims
+    assert all(len(cause) > 40 for cause in KNOWN_CAUSES.values())
+
+
+def test_the_report_gives_a_cause_for_every_difference_and_only_for_differences():
+    """A row whose ordering fails or whose number is outside 2x is listed with the measured cause, or with
+    "cause not established yet" when none is known; a row that agrees with the paper is not listed."""
+    latency = claim("switch-latency", "mean switch latency (ns)")
+    agrees = claim_row(latency, Outcome([], {"mean_ns": 349.0, "min_ns": 337.0, "max_ns": 360.0}))
+    unexplained = claim_row(latency, Outcome([], {"mean_ns": 900.0, "min_ns": 280.0, "max_ns": 1200.0}))
+    fig12 = claim_row(claim("bursty-incast", "worst impact of a bursty incast"),
+                      Outcome([], {"max_impact": 1.001, "medium_hurts_most": False}))
+    assert agrees["known_cause"] is None and unexplained["known_cause"] is None
+    assert "stays throttled" in fig12["known_cause"]
+    lines = difference_lines([agrees, unexplained, fig12])
+    assert len(lines) == 2
+    assert "switch-latency" in lines[0] and "ordering fails and outside 2x" in lines[0]
+    assert "cause not established yet" in lines[0]
+    assert "bursty-incast" in lines[1] and "ordering fails" in lines[1] and "stays throttled" in lines[1]
+    text = markdown([agrees, unexplained, fig12], True, "slingsim validate --quick", "2026-11-29")
+    assert "## Where ours differs, and why" in text
+    assert "(experiments.md#slingsim-experiment-bursty-incast)" in text
+    assert "switch-latency`, mean switch latency (ns) (ordering fails" in text
+    assert markdown([agrees], True, "slingsim validate --quick", "2026-11-29").count("Where ours differs") == 0
 
 
 def test_cli_refuses_unknown_only(capsys):

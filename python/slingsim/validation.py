@@ -432,10 +432,6 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
     ("aries-applications", "FFT on 256 nodes: high bias over DEFAULT (median)"):
         "not established; ruled out: the message size (scaled as a pencil transpose's, high bias comes level with "
         "DEFAULT on 256 nodes but never ahead)",
-    ("aries-idle-counters", "incoming flits, twice the wait over once"):
-        "stalls come in bursts of microseconds in tens of milliseconds, so their rate moves by tens of percent "
-        "from one window to the next (0.62x for 10 against 20 ms, 1.09x for 20 against 40 ms, 1.28x for 40 "
-        "against 80 ms)",
     ("fitfly-networks", "AMG on Fit Fly at the highest background (ms)"):
         "part of Fit Fly's gap is the idle baseline, which pays the host stack per message, the rest is not "
         "established; no network reaches CODES' 1 s, so in full mode Megafly edges out Slim Fly for AMG, and "

@@ -51,6 +51,30 @@ def test_counters_that_do_not_follow_time_fail_the_check():
     assert not k["counters_grow_with_time"]
 
 
+def test_a_wait_pools_its_counters_over_the_backgrounds():
+    """Each background's counters less its own lead-in, summed, and the rates over the summed time: a
+    background whose stalls are rare weighs as little as it counts."""
+    nic = {"flit_bytes": 16, "bandwidth_bps": 128e9}  # one 16 B flit per ns
+    quiet = ({"incoming_flits": 1100.0, "stalled_ns": 41.0, "measured_ns": 14e6, "job_messages": 0},
+             {"incoming_flits": 100.0, "stalled_ns": 40.0, "measured_ns": 4e6, "job_messages": 0})
+    busy = ({"incoming_flits": 5000.0, "stalled_ns": 3000.0, "measured_ns": 14e6, "job_messages": 0},
+            {"incoming_flits": 1000.0, "stalled_ns": 1000.0, "measured_ns": 4e6, "job_messages": 0})
+    row = m.pooled_row(10e6, [quiet, busy], nic)
+    assert row["measured_ms"] == 20.0 and row["incoming_flits"] == 5000.0
+    assert row["stalled_cycles"] == pytest.approx(2001.0)
+    assert row["flits_per_s"] == pytest.approx(5000.0 / 0.02)
+    assert m.row_of(10e6, *quiet, nic)["incoming_flits"] == 1000.0
+
+
+def test_every_background_draw_shares_the_idle_jobs_group_and_differs():
+    drawn = [m.run_config(1e6, seed) for seed in m.BACKGROUND_SEEDS]
+    layout = NodeLayout(drawn[0][0]["topology"])
+    assert all(job == drawn[0][1] for _, job, _ in drawn)  # one idle job, several neighbourhoods
+    for _, job, background in drawn:
+        assert m.check_setup(layout, job, background)["background_nodes_in_group"] > 0
+    assert len({tuple(tuple(j["nodes"]["list"]) for j in bg) for _, _, bg in drawn}) == len(m.BACKGROUND_SEEDS)
+
+
 @pytest.mark.slow
 def test_quick_run_doubles_the_counters_with_the_wait(tmp_path):
     table = m.run_aries_idle_counters(tmp_path / "out", quick=True, workers=1, progress=False, cache=False)

@@ -423,8 +423,9 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "outweighs a hop for a 16 KiB message; no 1000x outliers: the background offers about 1% of the nodes' "
         "bandwidth and the run has no OS noise",
     ("aries-time-vs-latency", "QCD of time over QCD of packet latency, smallest size, 10% host noise"):
-        "full mode's gap is largest at 256 B-4 KiB, not 8 B; why 8 B's quartiles move less over 300 round trips "
-        "is not established",
+        "chance: a QCD moves only when more than a quarter of the round trips are delayed, and an 8 B round trip "
+        "is hit by the assumed detours about that often, so its ratio falls either side from one draw to the next "
+        "(quick 7.31, full 1.22; 0.66 or 3.15 with a 1 MiB pair added to the run)",
     ("aries-routing-study", "app-aware's worst time over the better static mode"):
         "on Daint's 1024 ranks Bruck's 8 B alltoall is a heavy exchange, which DEFAULT wins; app-aware's misses "
         "are the paper's kind: it oscillates between modes (Cori allreduce 256 KiB, 1.39x) or routes messages "

@@ -409,10 +409,9 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "quick mode runs 96 nodes and three victims, where the paper's 2.3x is one case of its full study; the "
         "switches hold every incast pair to its share from its first packet",
     ("shandy-applications", "worst application impact on 1024 nodes"):
-        "the switches hold the 767 incast flows per rail into one port to their shares, so in full mode the incast leaves the "
-        "applications at most 1.004x once its onset has drained (the worst is beside the all-to-all); what left "
-        "LAMMPS 3.55x slower on Shandy is not "
-        "known",
+        "the switches hold the 767 incast flows per rail into one port to their shares, so in full mode the "
+        "incast leaves the applications at most 1.004x once its onset has drained (the worst is beside the "
+        "all-to-all); what left LAMMPS 3.55x slower on Shandy is not known",
     ("bursty-incast", "worst impact of a bursty incast"):
         "every pair the incast's onset throttles stays throttled, so no later message meets congestion before "
         "congestion control; forgetting a pair once it has nothing in flight gives the shape but 1.7-14x for "
@@ -500,18 +499,23 @@ def differs(row: Dict[str, Any]) -> bool:
     return row["ordering_holds"] is False or row["within_2x"] is False
 
 
+def differing(rows: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """The rows of recipes that ran and depart from the paper."""
+    return [r for r in rows if not r["error"] and differs(r)]
+
+
+def difference_line(row: Dict[str, Any]) -> str:
+    """What differs in a departing row and the cause the measurements found, or that none has been found
+    yet; the recipe's section of docs/experiments.md has the numbers."""
+    what = " and ".join(w for w, bad in (("ordering fails", row["ordering_holds"] is False),
+                                          ("outside 2x", row["within_2x"] is False)) if bad)
+    cause = row["known_cause"] or "cause not established yet"
+    return f"{row['figure']} `{row['experiment']}`, {row['quantity']} ({what}): {cause}"
+
+
 def difference_lines(rows: Sequence[Dict[str, Any]]) -> List[str]:
-    """One line per row that departs from the paper: what differs and the cause the measurements found,
-    or that none has been found yet; the recipe's section of docs/experiments.md has the numbers."""
-    lines = []
-    for r in rows:
-        if r["error"] or not differs(r):
-            continue
-        what = " and ".join(w for w, bad in (("ordering fails", r["ordering_holds"] is False),
-                                              ("outside 2x", r["within_2x"] is False)) if bad)
-        cause = r["known_cause"] or "cause not established yet"
-        lines.append(f"{r['figure']} `{r['experiment']}`, {r['quantity']} ({what}): {cause}")
-    return lines
+    """One line per row that departs from the paper (:func:`difference_line`)."""
+    return [difference_line(r) for r in differing(rows)]
 
 
 def experiments_anchor(experiment: str) -> str:
@@ -630,14 +634,14 @@ def markdown(rows: Sequence[Dict[str, Any]], quick: bool, command: str, date: st
     ]
     for row in rows:
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in table_cells(row)) + " |")
-    differing = [r for r in rows if not r["error"] and differs(r)]
-    if differing:
+    departing = differing(rows)
+    if departing:
         lines += ["", "## Where ours differs, and why", "",
                   "Each row above whose ordering fails or whose number is outside 2x of the paper's, with the cause "
                   "the measurements found (the recipe's section of [experiments.md](experiments.md) has the numbers "
                   "and how they were measured).", ""]
-        for r, line in zip(differing, difference_lines(differing)):
-            lines.append(f"- {line} ([{r['experiment']}]({experiments_anchor(r['experiment'])}))")
+        for r in departing:
+            lines.append(f"- {difference_line(r)} ([{r['experiment']}]({experiments_anchor(r['experiment'])}))")
     failed = [r for r in rows if r["error"]]
     if failed:
         lines += ["", "Recipes that failed:", ""]

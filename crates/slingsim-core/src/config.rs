@@ -570,9 +570,9 @@ pub struct TrafficConfig {
     pub name: Option<String>,
     pub pattern: crate::traffic::PatternKind,
     /// `bernoulli` (a message per message-slot with probability `load`),
-    /// `poisson` (exponential gaps of mean slot / load) or `periodic` (gaps
-    /// of exactly slot / load from a random phase) or `periodic-aligned`
-    /// (the same gaps, every node starting at the source's start).
+    /// `poisson` (exponential gaps of mean slot / load), `periodic` (gaps of
+    /// exactly slot / load from a random phase) or `periodic-aligned` (the
+    /// same gaps, every node starting at the source's start).
     pub process: crate::traffic::Process,
     pub load: f64,
     pub message_bytes: u64,

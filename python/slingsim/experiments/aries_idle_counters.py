@@ -207,10 +207,12 @@ def run_aries_idle_counters(
     nic = results[keys[0]].config["nic"]
     rows = [pooled_row(w, [(counters[(seed, t)], counters[(seed, runs[0])]) for seed in BACKGROUND_SEEDS], nic)
             for w, t in zip(waits, runs[1:])]
-    per_background = [{"background_seed": seed, **{k: v for k, v in row_of(w, counters[(seed, t)],
-                                                                          counters[(seed, runs[0])], nic).items()
-                                                   if k in ("wait_ms", "flits_per_s", "stalled_cycles_per_s")}}
-                      for seed in BACKGROUND_SEEDS for w, t in zip(waits, runs[1:])]
+    per_background = []
+    for seed in BACKGROUND_SEEDS:
+        for w, t in zip(waits, runs[1:]):
+            r = row_of(w, counters[(seed, t)], counters[(seed, runs[0])], nic)
+            per_background.append({"background_seed": seed, "wait_ms": r["wait_ms"], "flits_per_s": r["flits_per_s"],
+                                   "stalled_cycles_per_s": r["stalled_cycles_per_s"]})
     setup = {"job_shape": setups[0]["job_shape"], "background_seeds": list(BACKGROUND_SEEDS),
              "background_jobs": sum(x["background_jobs"] for x in setups),
              "background_nodes_in_group": [x["background_nodes_in_group"] for x in setups],

@@ -96,6 +96,9 @@ impl Simulation {
         for s in 0..self.traffic.sources.len() {
             let src = &self.traffic.sources[s];
             let (start, members) = (src.start_ps, src.nodes.len() as u32);
+            // Each node starts at a random phase inside its first gap, so nodes do
+            // not send in lockstep, unless the process asks for lockstep.
+            let aligned = matches!(src.injection, Injection::Bernoulli { process: crate::traffic::Process::PeriodicAligned, .. });
             let incast_target = match src.pattern {
                 crate::traffic::Pattern::Incast(t) => Some(t),
                 _ => None,
@@ -107,12 +110,6 @@ impl Simulation {
                         if incast_target == Some(m) {
                             continue; // the incast target only receives
                         }
-                        // Random phase inside the first gap so nodes do not start in
-                        // lockstep, unless the process asks for it.
-                        let aligned = matches!(
-                            self.traffic.sources[s].injection,
-                            Injection::Bernoulli { process: crate::traffic::Process::PeriodicAligned, .. }
-                        );
                         let at = if aligned {
                             start
                         } else {

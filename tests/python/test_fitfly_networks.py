@@ -57,7 +57,15 @@ def test_quick_shows_what_the_paper_shows(quick):
     for r in rows:
         assert r["network"] in ("slimfly", "fitfly", "dragonfly", "megafly") and r["workload"] in ("amg", "mg")
         assert (r["max_comm_time_ns"] is None) == r["capped"]
+    # At 72.5% the single-plane networks accept only part of the background (its excess waits at the
+    # NICs), while Fit Fly's two planes each carry half of it; at 25% every network keeps up.
+    for w in ("amg", "mg"):
+        for n in ("slimfly", "fitfly", "dragonfly", "megafly"):
+            top, low = at[(n, w, 0.725)], at[(n, w, 0.25)]
+            assert top["background_saturated"] is (n != "fitfly"), (n, w, top["background_accepted"])
+            assert low["background_saturated"] is False and at[(n, w, 0.0)]["background_saturated"] is None
     checks = table_checks(table)
+    assert checks["saturated_at_top_background"] == {w: ["slimfly", "dragonfly", "megafly"] for w in ("amg", "mg")}
     assert checks["shares_checked"] is True
     assert all(s["shared_links"] > 0 and s["amg_bytes_shared"] > 0 for s in checks["shares"].values())
     assert (out / "networks.png").is_file() and (out / "table3.parquet").is_file() and (out / "checks.json").is_file()

@@ -269,10 +269,12 @@ def result_row(labels: Dict[str, Any], cfg: Config, summary: Dict[str, Any]) -> 
         raise RuntimeError(f"{where}: {job['iterations']} of {asked['iterations']} iterations done by "
                            f"sim.max_time_ns = {MAX_TIME_NS:g} (end: {summary.get('end_reason')}); raise MAX_TIME_NS")
     modes = job["app_aware_messages"] or {}
+    decisions = job.get("app_aware_decisions") or {}
     nic = job.get("nic_counters") or {}
     return {**labels, "iterations": job["iterations"],
             "mean_us": job["iteration_ns"]["mean"] / 1e3, "median_us": job["iteration_ns"]["p50"] / 1e3,
             "default_share": modes.get(DEFAULT, 0) / max(1, sum(modes.values())) if modes else None,
+            "switch_share": decisions["switches"] / decisions["decisions"] if decisions.get("decisions") else None,
             "nic_latency_ns": nic.get("mean_latency_ns"), "nic_stall_ns_per_flit": nic.get("stall_ns_per_flit")}
 
 
@@ -353,6 +355,10 @@ def _medians(rows: List[Dict[str, Any]]) -> Dict[Tuple[str, str, str], Dict[str,
     return out
 
 
+def _rounded(x: Optional[float]) -> Optional[float]:
+    return None if x is None else round(x, 3)
+
+
 def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     """Per system and test: high bias's and app-aware's median over DEFAULT's, the better static mode and
     app-aware over it. Whether high bias wins the small tests (slower on none by more than ``TIE``, faster
@@ -361,6 +367,7 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     everywhere (where it does not: ``app_aware_misses``)."""
     medians = _medians(rows)
     share = {(r["system"], r["test"], r["size"]): r["default_share"] for r in rows if r["routing"] == APP_AWARE}
+    switches = {(r["system"], r["test"], r["size"]): r.get("switch_share") for r in rows if r["routing"] == APP_AWARE}
     per_test: Dict[str, Dict[str, Any]] = {}
     for (system, test, which), t in medians.items():
         best = min(STATIC, key=lambda mode: t[mode])
@@ -372,6 +379,7 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
             "best_static": best,
             "app_aware_over_best": round(t[APP_AWARE] / t[best], 3),
             "app_aware_default_share": None if aware_share is None else round(aware_share, 3),
+            "app_aware_switch_share": _rounded(switches.get((system, test, which))),
         }
     small_wins, small_ties, large_wins = {}, {}, {}
     for system, by_test in per_test.items():

@@ -69,10 +69,13 @@ impl Simulation {
                 .collect();
             let comm = self.communication_times(j);
             let modes = crate::mpi::app_aware::MODES;
-            let app_aware = if job.app_aware {
-                json!({modes[0].name(): job.mode_messages[0], modes[1].name(): job.mode_messages[1]})
+            let (app_aware, app_aware_decisions) = if job.app_aware {
+                (
+                    json!({modes[0].name(): job.mode_messages[0], modes[1].name(): job.mode_messages[1]}),
+                    json!({"decisions": job.mode_decisions, "switches": job.mode_switches}),
+                )
             } else {
-                Value::Null
+                (Value::Null, Value::Null)
             };
             let stop_rule = match job.stop {
                 None => Value::Null,
@@ -119,6 +122,7 @@ impl Simulation {
                 "ranks_done": job.ranks_done,
                 "waiting_ranks": waiting,
                 "app_aware_messages": app_aware,
+                "app_aware_decisions": app_aware_decisions,
                 "nic_counters": self.job_nic_counters(&job.nodes),
                 "matching": {
                     "messages": job.matched_messages,

@@ -518,12 +518,17 @@ impl Simulation {
             let flits = wire.div_ceil(self.cfg.nic.flit_bytes.max(1) as u64);
             let packets = bytes.div_ceil(self.nics.mtu as u64);
             let params = &self.mpi.params.as_ref().expect("jobs have parameters").app_aware;
-            let (mode, decided) = self.mpi.app_aware[w.from as usize].choose(params, bytes, packets, flits);
+            let state = &mut self.mpi.app_aware[w.from as usize];
+            let before = state.current();
+            let (mode, decided) = state.choose(params, bytes, packets, flits);
             alg = crate::mpi::app_aware::MODES[mode].code();
+            let job = &mut self.mpi.jobs[j];
             if decided {
                 rec.app_mode = mode as u8;
+                job.mode_decisions += 1;
+                job.mode_switches += u64::from(mode != before);
             }
-            self.mpi.jobs[j].mode_messages[mode] += 1;
+            job.mode_messages[mode] += 1;
         }
         if alg == crate::routing::Algorithm::Adaptive(0).code() && w.wire.context() == Some(Context::Alltoall) {
             // Cray MPICH on Aries routes MPI_Alltoall by its own mode

@@ -105,6 +105,11 @@ impl RankState {
         self.current
     }
 
+    /// The mode the rank's last decision chose (adaptive before any).
+    pub fn current(&self) -> usize {
+        self.current
+    }
+
     /// Records the counters of a message sent with `mode`.
     pub fn observe(&mut self, mode: usize, sample: Sample) {
         self.samples[mode] = Some((sample, 0));

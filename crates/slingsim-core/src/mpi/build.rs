@@ -243,6 +243,8 @@ pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8, bool)], params: Par
             alg,
             app_aware,
             mode_messages: [0; 2],
+            mode_decisions: 0,
+            mode_switches: 0,
             class,
             repeat: plan.repeat,
             start: plan.start,

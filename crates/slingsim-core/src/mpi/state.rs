@@ -324,9 +324,13 @@ pub struct Job {
     pub comm_rank: Vec<Vec<i32>>,
     pub alg: u8,
     /// Routing chosen per message by application-aware routing (paper 004),
-    /// and how many network messages went with each of its two modes.
+    /// how many network messages went with each of its two modes, how many
+    /// of them it decided (the rest went with high bias below its
+    /// threshold), and in how many decisions a rank changed mode.
     pub app_aware: bool,
     pub mode_messages: [u64; 2],
+    pub mode_decisions: u64,
+    pub mode_switches: u64,
     pub class: u8,
     pub repeat: bool,
     pub start: Ps,

@@ -258,8 +258,13 @@ fn app_aware_routing_sends_small_messages_with_high_bias_and_counts_its_modes() 
     assert_eq!(adaptive + high_bias, j["messages"].as_u64().unwrap());
     // 1 KiB messages: four go before each decision, with high bias (paper 004 Sec. 4.3).
     assert!(high_bias >= 3 * adaptive, "{adaptive} adaptive, {high_bias} high bias");
+    // Each rank sends 10 messages and decides its 4th and 8th; a decision counts as a switch only
+    // when it changes the rank's mode.
+    let (decisions, switches) = (j["app_aware_decisions"]["decisions"].as_u64().unwrap(), j["app_aware_decisions"]["switches"].as_u64().unwrap());
+    assert_eq!(decisions, 2 * 2, "{}", j["app_aware_decisions"]);
+    assert!(switches <= decisions && adaptive <= decisions, "{}", j["app_aware_decisions"]);
     let plain = run(json!([{"name": "pp", "workload": "pingpong", "bytes": 1024, "iterations": 10, "nodes": {"list": [0, 11]}}]), json!({}));
-    assert!(plain["jobs"]["pp"]["app_aware_messages"].is_null());
+    assert!(plain["jobs"]["pp"]["app_aware_messages"].is_null() && plain["jobs"]["pp"]["app_aware_decisions"].is_null());
 }
 
 #[test]

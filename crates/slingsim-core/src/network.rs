@@ -165,7 +165,9 @@ impl Network {
 
     fn set_port(&mut self, (s, port): (SwitchId, u32), ch: ChannelId) {
         let i = (self.port_base[s] + port) as usize;
-        debug_assert!(self.port_channel[i].is_none(), "port cabled twice");
+        // Checked in release builds too: a topology builder that cables a
+        // port twice would otherwise silently replace the first cable.
+        assert!(self.port_channel[i].is_none(), "internal error: port {port} of switch {} cabled twice", s.0);
         self.port_channel[i] = ch;
     }
 

@@ -27,11 +27,12 @@
 //! global ports. A group numbers its global ports as slots spread over its
 //! routers first (slot `s`: router `s % (R*C)`, global port `s / (R*C)`),
 //! and link `k` to the peer group of rank `j` takes slot `k*(g-1) + j`, so
-//! a partly cabled system spreads its global links over many routers. The
-//! far end takes its slot rotated by 7 routers per global port layer
-//! ([`far_slot`]): a router's global links land on different routers of
-//! the other group, not all on the one with its own index, so a node
-//! pair in two groups has several minimal paths *(assumed: the papers do
+//! a partly cabled system spreads its global links over many routers. Group
+//! `G` then rotates the slots of global port layer `l` by `7 * l * G`
+//! routers ([`spread_slot`]): both ends of a link are rotated by their own
+//! group, so a router's global links land on different routers of the
+//! other group, not all on the one with its own index, and a node pair in
+//! two groups has several minimal paths *(assumed: the papers do
 //! not give the cabling; with every link of a router on one far router,
 //! two groups had a single minimal path funnelled through one local link,
 //! and Crystal's inter-group ping-pong was 1.4x slower with high bias,
@@ -136,8 +137,8 @@ pub fn build(t: &TopologyConfig, links: &LinkConfig, nic: &NicConfig) -> Result<
     for gi in 0..g {
         for gj in (gi + 1)..g {
             for k in 0..a.lpp {
-                let x = port_of(gi, k * (g - 1) + gj - 1);
-                let y = port_of(gj, far_slot(k * (g - 1) + gi, per_group));
+                let x = port_of(gi, spread_slot(gi, k * (g - 1) + gj - 1, per_group));
+                let y = port_of(gj, spread_slot(gj, k * (g - 1) + gi, per_group));
                 net.connect_switches(LinkKind::Global, x, y, global_rate, lat_global);
             }
         }
@@ -211,13 +212,20 @@ fn validate(t: &TopologyConfig) -> Result<Shape> {
     Ok(Shape { groups: t.groups, rows, columns, row_links, column_links, p, h, lpp })
 }
 
-/// The far end's global-port slot of the link whose near end has `slot`:
-/// the same global port layer, rotated by 7 routers per layer, so the
-/// links of one router reach different routers. A rotation within each
-/// layer is a bijection: every port is still used once.
-fn far_slot(slot: u32, per_group: u32) -> u32 {
+/// Where group `group` puts its global-port slot `slot`: the same global
+/// port layer, rotated by `7 * layer * group` routers. Within one group
+/// this is a rotation of each layer, a bijection, so every port is cabled
+/// once; the two ends of a link rotate by different amounts, so the links
+/// of one router reach different routers. (Until 2026-11-29 only the far
+/// end rotated, by `7 * layer`: with more than two groups a group's far
+/// ends then landed on slots its near ends used, and Piz Daint's and
+/// Cori's shapes cabled 2,809 and 4,788 ports twice, the later cable
+/// silently replacing the earlier. Two groups, as Crystal, are cabled as
+/// before: group 0 does not rotate and group 1 rotates by `7 * layer`.)
+fn spread_slot(group: u32, slot: u32, per_group: u32) -> u32 {
     let (layer, r) = (slot / per_group, slot % per_group);
-    layer * per_group + (r + 7 * layer) % per_group
+    let turn = (7u64 * layer as u64 * group as u64 % per_group as u64) as u32;
+    layer * per_group + (r + turn) % per_group
 }
 
 #[cfg(test)]
@@ -326,6 +334,32 @@ mod tests {
         // Every router holds global links: source -> global -> 2 local hops.
         assert!(g.is_connected());
         assert_eq!(g.diameter, 3);
+    }
+
+    /// Piz Daint's and Cori's shapes (20 and 34 groups, every group pair
+    /// with its share of the 960 global ports): every port's cable is the
+    /// one whose end it is, and each group pair gets its links. Until
+    /// 2026-11-29 these shapes cabled thousands of ports twice.
+    #[test]
+    fn many_groups_cable_every_global_port_once() {
+        for groups in [3, 20, 34] {
+            let b = build(&aries(groups, None), &LinkConfig::default(), &NicConfig::default()).unwrap();
+            let net = &b.net;
+            let lpp = 960 / (groups - 1);
+            let mut pairs = std::collections::BTreeMap::new();
+            for (i, c) in net.channels.iter().enumerate() {
+                if c.kind != LinkKind::Global {
+                    continue;
+                }
+                let (crate::network::End::Switch { switch: a, port }, crate::network::End::Switch { switch: d, .. }) = (c.src, c.dst) else {
+                    panic!("a global channel between two switches");
+                };
+                assert_eq!(net.out_channel(a, port).index(), i, "{groups} groups: router {} port {port} holds another cable", a.0);
+                *pairs.entry((a.0 / 96, d.0 / 96)).or_insert(0u32) += 1;
+            }
+            assert_eq!(pairs.len() as u32, groups * (groups - 1), "{groups} groups: every ordered group pair");
+            assert!(pairs.values().all(|&n| n == lpp), "{groups} groups: {lpp} links per pair each way");
+        }
     }
 
     /// Non-minimal paths as Aries draws them (paper 004 Sec. 2.2): inside

@@ -130,6 +130,7 @@ mod tests {
     /// heavy adversarial load closes cycles of full buffers. The watchdog
     /// must fire, name buffers, and not before its interval.
     #[test]
+    #[cfg_attr(debug_assertions, ignore = "breaks the VC scheme on purpose, which switch_send's debug assertion reports first")]
     fn a_broken_virtual_channel_scheme_deadlocks_and_is_reported() {
         let cfg = r#"{
             "topology": {"groups": 5, "switches_per_group": 4, "endpoints_per_switch": 4, "global_ports_per_switch": 1},

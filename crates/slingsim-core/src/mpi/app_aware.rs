@@ -40,13 +40,22 @@ pub struct AppAwareConfig {
     /// Bytes sent between two decisions (paper: 4 KiB).
     pub threshold_bytes: u64,
     /// A mode's own sample is replaced by the estimate once the other mode
-    /// has been sampled this many times since *(assumed)*.
+    /// has been sampled this many times since *(assumed: the paper
+    /// discards samples "to avoid relying on data related to a different
+    /// application phase" and gives no count)*. 1024 keeps a sample for
+    /// longer than one MPI_Alltoall of the 1024-rank Daint job (1023
+    /// messages per rank), so one collective is one phase. With 8 (until
+    /// 2026-11-29) a sample expired within one collective and the estimate
+    /// took its place: on Cori's 4 KiB alltoall high bias had the higher
+    /// packet latency (2.94 against 2.69 us), the reverse of what
+    /// `latency_scale` assumes, so the estimate kept high bias for 70% of
+    /// the messages and app-aware took 1.15x DEFAULT's time (1.06x now).
     pub max_age: u32,
 }
 
 impl Default for AppAwareConfig {
     fn default() -> Self {
-        AppAwareConfig { latency_scale: 0.8, stall_scale: 2.0, threshold_bytes: 4096, max_age: 8 }
+        AppAwareConfig { latency_scale: 0.8, stall_scale: 2.0, threshold_bytes: 4096, max_age: 1024 }
     }
 }
 

@@ -428,9 +428,9 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "is hit by the assumed detours about that often, so its ratio falls either side from one draw to the next "
         "(quick 7.31, full 1.22; 0.66 or 3.15 with a 1 MiB pair added to the run)",
     ("aries-routing-study", "app-aware's worst time over the better static mode"):
-        "on Daint's 1024 ranks Bruck's 8 B alltoall is a heavy exchange, which DEFAULT wins; app-aware's misses "
-        "are the paper's kind: it oscillates between modes (Cori allreduce 256 KiB, 1.39x) or routes messages "
-        "below its 4 KiB threshold with high bias",
+        "on Daint's 1024 ranks Bruck's 8 B alltoall is a heavy exchange, which DEFAULT wins; app-aware misses "
+        "Daint's 512 B alltoall (1.26x), whose messages below its 4 KiB threshold go with high bias undecided, "
+        "as the paper's rule has it, and Daint's 16 KiB halo3d (1.15x), why not established",
     ("aries-applications", "FFT on 256 nodes: high bias over DEFAULT (median)"):
         "not established; ruled out: the message size (scaled as a pencil transpose's, high bias comes level with "
         "DEFAULT on 256 nodes but never ahead)",

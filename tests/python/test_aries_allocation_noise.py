@@ -180,8 +180,12 @@ def test_fig3_quick(tmp_path):
         r = rows[d]
         # A second router puts the message on shared links: slower, and the background spreads it.
         assert r["median_us"] > 1.15 * nodes["median_us"]
-        assert r["iqr_us"] > 0 and r["outliers"] >= 1 and r["max_over_median"] > 1.05
+        assert r["iqr_us"] > 0 and r["outliers"] >= 1 and r["max_us"] > r["median_us"]
         assert r["min_us"] <= r["q1_us"] <= r["median_us"] <= r["q3_us"] <= r["p99_us"] <= r["max_us"]
+    # Somewhere past the router the background delays a round trip by more than 5%: on 2026-11-29 two
+    # blades' worst is 1.75x its median and two chassis' 2.03x, where quick mode's 150 inter-group round
+    # trips reach 1.015x (full mode's 2,400: 2.13x).
+    assert max(rows[d]["max_over_median"] for d in ("inter_blades", "inter_chassis", "inter_groups")) > 1.05
     assert (tmp_path / "aries_allocation_noise.png").is_file()
     assert (tmp_path / "aries_allocation_noise_samples.parquet").is_file()
 

@@ -432,7 +432,7 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
     ("aries-routing-study", "app-aware's worst time over the better static mode"):
         "on Daint's 1024 ranks Bruck's 8 B alltoall is a heavy exchange, which DEFAULT wins; app-aware misses "
         "Daint's 512 B alltoall (1.26x), whose messages below its 4 KiB threshold go with high bias undecided, "
-        "as the paper's rule has it, and Daint's 16 KiB halo3d (1.15x), why not established",
+        "as the paper's rule has it, and Daint's 16 KiB halo3d (1.15x), a median of 3 iterations: with 9, 1.086x",
     ("aries-applications", "FFT on 256 nodes: high bias over DEFAULT (median)"):
         "not established; ruled out: the message size (scaled as a pencil transpose's, high bias comes level with "
         "DEFAULT on 256 nodes but never ahead)",

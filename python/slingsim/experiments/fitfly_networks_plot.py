@@ -4,7 +4,8 @@ Each figure has a row per workload (AMG, MultiGrid) and three panels as the
 paper's: maximum communication time, mean packet latency and mean hops
 against the background intensity. A run stopped at the 1 s cap (or
 projected past it) is drawn at the top of its panel with an open marker
-and the label "> 1 s".
+and the label "> 1 s". A point whose network did not keep up with its
+background (``background_saturated``) is ringed.
 """
 from __future__ import annotations
 
@@ -65,6 +66,11 @@ def plot_rows(rows: Sequence[Dict[str, Any]], path: Path, title: str, provenance
                 style = "-" if line[0]["link_gibps"] == 12.5 else "--"
                 done = [(100 * r["background"], r[key] * scale) for r in line if r[key] is not None]
                 ax.plot([x for x, _ in done], [y for _, y in done], style, marker="o", color=colour, label=label)
+                ringed = [(100 * r["background"], r[key] * scale) for r in line
+                          if r[key] is not None and r.get("background_saturated")]
+                if ringed:
+                    ax.plot([x for x, _ in ringed], [y for _, y in ringed], linestyle="none", marker="o",
+                            markersize=12, mfc="none", color=colour)
                 if key == "max_comm_time_ns":
                     capped = [100 * r["background"] for r in line if r["capped"]]
                     if capped:
@@ -79,6 +85,9 @@ def plot_rows(rows: Sequence[Dict[str, Any]], path: Path, title: str, provenance
             ax.set_ylabel(ylabel)
             ax.set_title(f"{WORKLOAD_TITLES[workload]}: {ylabel.split(' (')[0]}", fontsize=10)
             ax.grid(alpha=0.3)
+        if any(r.get("background_saturated") for r in mine):
+            axes[i][0].plot([], [], linestyle="none", marker="o", markersize=12, mfc="none", color="grey",
+                            label="ringed: network saturated by the background")
         axes[i][0].legend(fontsize=7, loc="upper left")
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()

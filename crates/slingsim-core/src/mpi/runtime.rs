@@ -36,18 +36,15 @@ impl Params {
     /// Checks and converts `[mpi]`.
     pub fn new(c: &MpiConfig, host: &crate::host::HostConfig) -> Result<Params> {
         use crate::error::ConfigError;
-        for (field, v) in [
-            ("mpi.send_overhead_ns", c.send_overhead_ns),
-            ("mpi.recv_overhead_ns", c.recv_overhead_ns),
-            ("mpi.memory_latency_ns", c.memory_latency_ns),
-            ("mpi.reduce_gbytes_per_s", c.reduce_gbytes_per_s),
-        ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(ConfigError::new(field, format!("must be zero or positive, got {v}")));
-            }
-        }
-        if !(c.memory_gbytes_per_s.is_finite() && c.memory_gbytes_per_s > 0.0) {
-            return Err(ConfigError::new("mpi.memory_gbytes_per_s", format!("must be positive, got {}", c.memory_gbytes_per_s)));
+        use crate::limits::{self as lim, check};
+        // Bounded, not only non-negative: a second of CPU per message is far
+        // past any host, and 2e16 ns would overflow the engine's picoseconds.
+        check("mpi.send_overhead_ns", c.send_overhead_ns, &lim::OVERHEAD_NS)?;
+        check("mpi.recv_overhead_ns", c.recv_overhead_ns, &lim::OVERHEAD_NS)?;
+        check("mpi.memory_latency_ns", c.memory_latency_ns, &lim::LATENCY_NS)?;
+        check("mpi.memory_gbytes_per_s", c.memory_gbytes_per_s, &lim::GBYTES_PER_S)?;
+        if c.reduce_gbytes_per_s != 0.0 {
+            check("mpi.reduce_gbytes_per_s", c.reduce_gbytes_per_s, &lim::Limit { says: "0 (free) or between 1e-6 and 1e6 GB/s", ..lim::GBYTES_PER_S })?;
         }
         if c.control_bytes == 0 {
             return Err(ConfigError::new("mpi.control_bytes", "must be at least 1 byte"));

@@ -283,6 +283,26 @@ fn app_aware_settings_are_checked() {
     assert!(err.contains("job[0].routing") && err.contains("app-aware"), "{err}");
 }
 
+/// Host costs past any real host are refused with their range: 2e16 ns of
+/// send overhead (found by the fuzz test under debug assertions) overflowed
+/// the engine's picoseconds.
+#[test]
+fn mpi_costs_are_bounded() {
+    let cfg = |mpi: Value| {
+        json!({
+            "topology": {"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 2, "global_ports_per_switch": 1},
+            "mpi": mpi,
+            "job": [{"name": "pp", "workload": "pingpong"}],
+        })
+        .to_string()
+    };
+    for (key, bad) in [("send_overhead_ns", 2e16), ("recv_overhead_ns", 2e9), ("memory_latency_ns", 1e7), ("memory_gbytes_per_s", 0.0), ("reduce_gbytes_per_s", -1.0)] {
+        let err = Simulation::from_json(&cfg(json!({key: bad}))).err().unwrap_or_else(|| panic!("{key} = {bad} accepted")).to_string();
+        assert!(err.contains(&format!("mpi.{key}")) && err.contains("between"), "{err}");
+    }
+    assert!(Simulation::from_json(&cfg(json!({"send_overhead_ns": 1e9, "reduce_gbytes_per_s": 0.0}))).is_ok());
+}
+
 #[test]
 fn communication_time_runs_from_first_message_to_last_completion() {
     // Rank 0 computes 5 us, sends 8 B to rank 1, computes 3 us more; rank 1

@@ -366,20 +366,19 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     slower by more than ``TIE``), and app-aware stays within ``WITHIN`` of the better static mode
     everywhere (where it does not: ``app_aware_misses``)."""
     medians = _medians(rows)
-    share = {(r["system"], r["test"], r["size"]): r["default_share"] for r in rows if r["routing"] == APP_AWARE}
-    switches = {(r["system"], r["test"], r["size"]): r.get("switch_share") for r in rows if r["routing"] == APP_AWARE}
+    aware = {(r["system"], r["test"], r["size"]): r for r in rows if r["routing"] == APP_AWARE}
     per_test: Dict[str, Dict[str, Any]] = {}
     for (system, test, which), t in medians.items():
         best = min(STATIC, key=lambda mode: t[mode])
-        aware_share = share.get((system, test, which))
+        run = aware.get((system, test, which), {})
         per_test.setdefault(system, {})[f"{test} {which}"] = {
             "default_median_us": round(t[DEFAULT], 3),
             "high_bias_over_default": round(t[HIGH_BIAS] / t[DEFAULT], 3),
             "app_aware_over_default": round(t[APP_AWARE] / t[DEFAULT], 3),
             "best_static": best,
             "app_aware_over_best": round(t[APP_AWARE] / t[best], 3),
-            "app_aware_default_share": None if aware_share is None else round(aware_share, 3),
-            "app_aware_switch_share": _rounded(switches.get((system, test, which))),
+            "app_aware_default_share": _rounded(run.get("default_share")),
+            "app_aware_switch_share": _rounded(run.get("switch_share")),
         }
     small_wins, small_ties, large_wins = {}, {}, {}
     for system, by_test in per_test.items():

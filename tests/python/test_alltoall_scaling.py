@@ -24,6 +24,27 @@ def test_every_count_spans_the_eight_groups():
         node_list(100)
 
 
+def test_spread_ranks_visit_the_groups_in_turn():
+    nodes = node_list(1024, spread=True)
+    assert sorted(nodes) == sorted(node_list(1024))
+    groups = [n // nodes_per_group("slingshot-shandy") for n in nodes]
+    assert groups[:9] == [0, 1, 2, 3, 4, 5, 6, 7, 0]
+    # Any 32 consecutive ranks (one block of MPICH's medium algorithm) span every group four times.
+    assert all(groups[i:i + 32].count(g) == 4 for i in range(0, 1024, 32) for g in range(8))
+
+
+def test_variants_lift_one_cause_each_at_the_most_nodes_and_largest_size():
+    points = study_points(quick=True)
+    variants = [(l, c) for l, c in points if l["variant"] != "node-order"]
+    assert [l["variant"] for l, _ in variants] == ["spread", "spread-verbs", "spread-verbs-unmanaged"]
+    assert all(l["nodes"] == 512 and l["bytes"] == 32_768 for l, _ in variants)
+    spread, verbs, unmanaged = (c for _, c in variants)
+    assert spread["job"][0]["nodes"]["list"] == node_list(512, spread=True)
+    assert "layer" not in spread.get("host", {}) and verbs["host"]["layer"] == "verbs"
+    assert verbs["host"]["matching"]["location"] == "software"  # the preset's sections are kept
+    assert unmanaged["congestion"]["algorithm"] == "none"
+
+
 def test_peak_is_injection_then_the_global_links():
     assert peak_tbytes_per_s(64) == pytest.approx(1.6)
     assert peak_tbytes_per_s(1024) == pytest.approx(12.8)
@@ -49,8 +70,12 @@ def test_key_figures_read_the_largest_size_and_the_drop():
              "fraction_of_schedule_bound": t / peak_tbytes_per_s(n)}
             for n, b, t in ((64, 256, 0.05), (64, 512, 0.04), (64, 32768, 1.2),
                             (128, 256, 0.1), (128, 512, 0.08), (128, 32768, 2.3))]
-    k = key_figures(rows)
+    spread = dict(rows[-1], variant="spread", tbytes_per_s=3.0, fraction_of_peak=3.0 / 3.2)
+    k = key_figures(rows + [spread])
     assert k["largest_bytes"] == 32768 and k["most_nodes"] == 128
+    # The variant's row stays out of the recipe's figures and is reported beside them.
+    assert k["spread_alltoall_peak_fraction"] == pytest.approx(3.0 / 3.2, abs=1e-4)
+    assert set(k["where_time_goes"]) == {"node-order", "spread"}
     assert k["rises_with_nodes"] and k["drop_above_256B"]
     assert k["alltoall_peak_fraction"] == pytest.approx(2.3 / 3.2, abs=1e-4)
     rows[-1]["tbytes_per_s"] = 1.0

@@ -21,6 +21,13 @@ them). A row also gives what the rank order lets MPICH's rounds move at best (``
 in node order consecutive ranks share a group, so each round is group-adversarial and on 1024 nodes
 no network carries more than 0.61 of the peak that way. A point is refused unless every byte was
 delivered and its nodes span all 8 groups.
+
+Where the time goes, by one command: at the most nodes and the largest size the recipe also runs the
+same alltoall with one cause lifted at a time (``VARIANTS``): the ranks spread over the groups (rank i
+in group i mod 8, which lets MPICH's rounds move 0.999 of the peak), then also on bare verbs (no
+rendezvous, no eager copies, less CPU per message), then also without congestion management. Each is
+a row with its ``variant``; the figure's lines and the paper's checks read only the recipe's own rows
+(``node-order``).
 """
 from __future__ import annotations
 
@@ -54,25 +61,50 @@ RISE_TOLERANCE = 0.95
 fraction of the next smaller count's (a flat curve at a shared bound still counts)."""
 
 
-def node_list(count: int) -> List[int]:
-    """The first ``count / 8`` nodes of each of Shandy's groups."""
+RECIPE = "node-order"
+VARIANTS: Dict[str, Tuple[str, Dict[str, Dict[str, str]]]] = {
+    "spread": ("ranks spread over the groups (rank i in group i mod 8)", {}),
+    "spread-verbs": ("spread, on bare verbs: no rendezvous, no eager copies, less CPU per message",
+                     {"host": {"layer": "verbs"}}),
+    "spread-verbs-unmanaged": ("spread, on bare verbs, without congestion management",
+                               {"host": {"layer": "verbs"}, "congestion": {"algorithm": "none"}}),
+}
+"""The runs beside the recipe's at the most nodes and the largest size, each lifting one more cause
+of the gap to the peak: what it is, and the config sections it sets."""
+
+
+def node_list(count: int, spread: bool = False) -> List[int]:
+    """The first ``count / 8`` nodes of each of Shandy's groups: group by group (node order), or with
+    ``spread`` rank i on node i div 8 of group i mod 8."""
     if count % GROUPS or not 0 < count <= GROUPS * nodes_per_group(SYSTEM):
         raise ValueError(f"node count must be a multiple of {GROUPS} up to {GROUPS * nodes_per_group(SYSTEM)}, "
                          f"got {count!r}")
-    return group_pool(SYSTEM, GROUPS, count // GROUPS)
+    nodes = group_pool(SYSTEM, GROUPS, count // GROUPS)
+    if not spread:
+        return nodes
+    per = count // GROUPS
+    return [nodes[(i % GROUPS) * per + i // GROUPS] for i in range(count)]
+
+
+def _config(count: int, nbytes: int, variant: str) -> Config:
+    cfg = load_config(SYSTEM)
+    cfg["traffic"] = []
+    cfg["sim"]["max_time_ns"] = 1e9
+    cfg["job"] = [{"name": "alltoall", "workload": "alltoall", "bytes": nbytes, "iterations": 1,
+                   "nodes": {"list": node_list(count, spread=variant != RECIPE)}}]
+    for section, values in VARIANTS[variant][1].items() if variant != RECIPE else ():
+        cfg.setdefault(section, {}).update(values)
+    return cfg
 
 
 def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
-    """Every (labels, config): each node count and size."""
-    points = []
-    for count in QUICK_NODE_COUNTS if quick else NODE_COUNTS:
-        for nbytes in QUICK_SIZES if quick else SIZES:
-            cfg = load_config(SYSTEM)
-            cfg["traffic"] = []
-            cfg["sim"]["max_time_ns"] = 1e9
-            cfg["job"] = [{"name": "alltoall", "workload": "alltoall", "bytes": nbytes, "iterations": 1,
-                           "nodes": {"list": node_list(count)}}]
-            points.append(({"nodes": count, "bytes": nbytes}, cfg))
+    """Every (labels, config): each node count and size in node order, then the variants at the most
+    nodes and the largest size."""
+    counts, sizes = (QUICK_NODE_COUNTS, QUICK_SIZES) if quick else (NODE_COUNTS, SIZES)
+    points = [({"nodes": count, "bytes": nbytes, "variant": RECIPE}, _config(count, nbytes, RECIPE))
+              for count in counts for nbytes in sizes]
+    points += [({"nodes": counts[-1], "bytes": sizes[-1], "variant": v}, _config(counts[-1], sizes[-1], v))
+               for v in VARIANTS]
     return points
 
 
@@ -89,26 +121,35 @@ def row_of(labels: Dict[str, Any], summary: Dict[str, Any]) -> Dict[str, Any]:
         raise RuntimeError(f"{where}: the alltoall did not finish ({summary['end_reason']}); no bandwidth to report")
     if summary.get("bytes_lost", 0):
         raise RuntimeError(f"{where}: {summary['bytes_lost']} bytes were lost; the paper's run lost none")
-    groups = {n // nodes_per_group(SYSTEM) for n in node_list(labels["nodes"])}
+    variant = labels.get("variant", RECIPE)
+    nodes = node_list(labels["nodes"], spread=variant != RECIPE)
+    groups = {n // nodes_per_group(SYSTEM) for n in nodes}
     if len(groups) != GROUPS:
         raise RuntimeError(f"{where}: the nodes span {len(groups)} groups, not {GROUPS}")
     mean_ns = job["iteration_ns"]["mean"]
     tbps = moved_bytes("alltoall", labels["nodes"], labels["bytes"]) / mean_ns / 1e3
     peak = peak_tbytes_per_s(labels["nodes"])
-    bound = alltoall_bound_tbytes_per_s(SYSTEM, tuple(node_list(labels["nodes"])), labels["bytes"])
-    return {**labels, "iteration_us": mean_ns / 1e3, "tbytes_per_s": tbps, "peak_tbytes_per_s": peak,
+    bound = alltoall_bound_tbytes_per_s(SYSTEM, tuple(nodes), labels["bytes"])
+    return {**labels, "variant": variant, "iteration_us": mean_ns / 1e3, "tbytes_per_s": tbps,
+            "peak_tbytes_per_s": peak,
             "fraction_of_peak": tbps / peak, "schedule_bound_tbytes_per_s": bound,
             "fraction_of_schedule_bound": tbps / bound, "bytes_lost": summary.get("bytes_lost", 0)}
 
 
 def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     """At the largest size: bandwidth and peak fraction per node count, whether it rises with the nodes;
-    the change above 256 B on the most nodes."""
+    the change above 256 B on the most nodes; and the variants' fractions of the peak beside the recipe's
+    (``where_time_goes``)."""
+    variants = [r for r in rows if r.get("variant", RECIPE) != RECIPE]
+    rows = [r for r in rows if r.get("variant", RECIPE) == RECIPE]
     largest = max(r["bytes"] for r in rows)
     top = {r["nodes"]: r for r in rows if r["bytes"] == largest}
     counts = sorted(top)
     most = counts[-1]
     by_size = {r["bytes"]: r["tbytes_per_s"] for r in rows if r["nodes"] == most}
+    steps = {RECIPE: top[most]}
+    steps.update({r["variant"]: r for r in variants if r["nodes"] == most and r["bytes"] == largest})
+    spread = steps.get("spread")
     return {
         "largest_bytes": largest,
         "tbytes_per_s": {str(n): round(top[n]["tbytes_per_s"], 4) for n in counts},
@@ -124,6 +165,11 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
         "drop_above_256B": (by_size[512] < by_size[256]) if 256 in by_size and 512 in by_size else None,
         "bytes_lost": sum(r["bytes_lost"] for r in rows),
         "groups_checked": True,
+        "where_time_goes": {v: {"peak_fraction": round(r["fraction_of_peak"], 4),
+                                "of_schedule_bound": round(r["fraction_of_schedule_bound"], 4),
+                                "what": VARIANTS[v][0] if v != RECIPE else "the recipe: ranks in node order, MPI"}
+                            for v, r in steps.items()},
+        "spread_alltoall_peak_fraction": None if spread is None else round(spread["fraction_of_peak"], 4),
         "paper": {"source": "[Roweth] Sec. II-F, Fig. 3", "best_tbytes_per_s": PAPER_BEST_TBPS,
                   "alltoall_peak_fraction": round(PAPER_BEST_TBPS / ALLTOALL_PEAK_TBPS, 3),
                   "shape": "scales well with the nodes; changes at 256-512 B (Bruck to a permutation); "
@@ -148,10 +194,14 @@ def run_alltoall_scaling(
 def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
     """TB/s against message size, one line per node count, the full machine's peak dashed."""
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
-    for k, count in enumerate(sorted({r["nodes"] for r in rows})):
-        mine = sorted((r for r in rows if r["nodes"] == count), key=lambda r: r["bytes"])
+    recipe = [r for r in rows if r.get("variant", RECIPE) == RECIPE]
+    for k, count in enumerate(sorted({r["nodes"] for r in recipe})):
+        mine = sorted((r for r in recipe if r["nodes"] == count), key=lambda r: r["bytes"])
         ax.plot([r["bytes"] for r in mine], [r["tbytes_per_s"] for r in mine], marker="o", ms=3, color=f"C{k}",
                 label=f"{count} nodes")
+    for r, marker in zip((r for r in rows if r.get("variant", RECIPE) != RECIPE), "^sD"):
+        ax.plot([r["bytes"]], [r["tbytes_per_s"]], marker=marker, ls="none", color="k", mfc="none",
+                label=f"{r['nodes']} nodes, {r['variant']}")
     ax.axhline(ALLTOALL_PEAK_TBPS, color="k", ls="--", lw=0.8)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")

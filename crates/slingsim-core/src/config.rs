@@ -281,6 +281,11 @@ pub struct NicConfig {
     /// each `packet` (a message then spreads over the rails, as Fit Fly's
     /// planar selection does in paper 003 Sec. 4.3).
     pub rail_unit: crate::nic::RailUnit,
+    /// The order a NIC sends its queued messages in: `fifo` (each message
+    /// whole, first come first served) or `interleaved` (packet by packet
+    /// in turn, as a NIC shares its link among its send queues). The
+    /// papers give neither; docs/model.md, "NICs", has what it changes.
+    pub message_order: crate::nic::MessageOrder,
     /// Flit size for the NIC counters' flit counts (paper 004 Sec. 2.3):
     /// a packet of W wire bytes is ceil(W / flit_bytes) flits *(assumed 16)*.
     pub flit_bytes: u32,
@@ -317,6 +322,7 @@ impl Default for NicConfig {
             frame: crate::nic::Frame::Roce,
             rail_selection: crate::nic::RailSelection::RoundRobin,
             rail_unit: crate::nic::RailUnit::Message,
+            message_order: crate::nic::MessageOrder::Fifo,
             flit_bytes: 16,
             max_outstanding_packets: 0,
             outstanding_release: crate::nic::OutstandingRelease::Each,

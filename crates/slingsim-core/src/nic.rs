@@ -42,6 +42,20 @@ pub enum RailUnit {
     Packet,
 }
 
+/// The order a NIC sends its queued messages in (`nic.message_order`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MessageOrder {
+    /// First come first served: a message's packets all leave before the
+    /// next message's first (one that congestion control, its class's
+    /// credits or an outstanding limit holds is passed over).
+    Fifo,
+    /// Packet by packet in turn over the queued messages, as a NIC shares
+    /// its link among its send queues (a ConnectX NIC among its queue
+    /// pairs). Messages to one destination interleave too; MPI matches
+    /// them in the order they were sent all the same.
+    Interleaved,
+}
+
 /// How end-to-end acks and congestion notifications return to the source
 /// NIC (`nic.acks`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +120,13 @@ impl Named for RailUnit {
     const REGISTRY: &'static [(&'static str, Self)] = &[("message", RailUnit::Message), ("packet", RailUnit::Packet)];
 }
 crate::named_serde!(RailUnit);
+
+impl Named for MessageOrder {
+    const WHAT: &'static str = "message order";
+    const REGISTRY: &'static [(&'static str, Self)] =
+        &[("fifo", MessageOrder::Fifo), ("interleaved", MessageOrder::Interleaved)];
+}
+crate::named_serde!(MessageOrder);
 
 impl Named for Frame {
     const WHAT: &'static str = "frame format";

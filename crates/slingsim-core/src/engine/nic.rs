@@ -143,6 +143,8 @@ pub(crate) struct Nics {
     /// per rail what the message being placed puts there.
     pub rail_unit: RailUnit,
     pub rail_plan: Vec<RailPart>,
+    /// Queued messages take turns packet by packet (`nic.message_order`).
+    pub interleave: bool,
     pub rail_rng: Rng,
 }
 
@@ -497,6 +499,11 @@ impl Simulation {
         self.nics.backlog[e] -= payload as u64;
         let left = msg.to_send - payload as u64;
         self.nics.messages[m as usize].to_send = left;
+        if left > 0 && self.nics.interleave && self.nics.queue[e].len() > 1 {
+            // Its next packet waits its turn behind every other message.
+            self.nics.queue[e].remove(i);
+            self.nics.queue[e].push_back(m);
+        }
         if left == 0 {
             if i == 0 {
                 self.nics.queue[e].pop_front();

@@ -187,6 +187,45 @@ fn packet_rail_unit_spreads_a_message_over_the_rails() {
     assert_eq!(s["hops_mean"].as_f64(), Some(shorter), "path keeps every packet on the shorter rail");
 }
 
+/// Two 400 kB messages queued together at one NIC for two destinations:
+/// first come first served, the first is in after one message's wire time
+/// and the second after two; interleaved, both take turns, so each ends
+/// near two wire times, the first only one packet ahead. Every byte is
+/// delivered either way.
+#[test]
+fn interleaved_message_order_shares_the_link_packet_by_packet() {
+    let bytes = 400_000u64;
+    let ends = |order: &str| -> (f64, f64) {
+        let mut cfg = small_dragonfly();
+        cfg["nic"] = json!({"message_order": order});
+        cfg["sim"] = json!({"max_time_ns": 1.0e6});
+        // A one-byte message far from them, for the run to have a traffic source.
+        cfg["traffic"] = json!([{"name": "other", "pattern": "incast", "nodes": {"list": [70, 71]}, "target": 1, "flow_bytes": 1}]);
+        let mut sim = Simulation::from_json(&cfg.to_string()).unwrap();
+        let a = sim.send_message(NodeId(0), NodeId(17), bytes, None, None, None).unwrap();
+        let b = sim.send_message(NodeId(0), NodeId(33), bytes, None, None, None).unwrap();
+        sim.run();
+        let s = sim.summary();
+        assert_eq!(s["bytes_conserved"], true, "{order}");
+        assert_eq!(s["bytes_delivered"].as_u64(), Some(2 * bytes + 1), "{order}");
+        let end = |f| sim.flow_end(f).expect("delivered").0 as f64 / 1e3;
+        (end(a), end(b))
+    };
+    let wire_ns = bytes as f64 * 8.0 / 100e9 * 1e9;
+    let (a, b) = ends("fifo");
+    assert!(a < 1.2 * wire_ns && b > 1.9 * wire_ns, "fifo: {a} and {b} ns against {wire_ns} per message");
+    let (a, b) = ends("interleaved");
+    assert!(a > 1.9 * wire_ns && b > 1.9 * wire_ns && (b - a).abs() < 0.05 * wire_ns,
+            "interleaved: {a} and {b} ns against {wire_ns} per message");
+    let mut c = small_dragonfly();
+    c["nic"] = json!({"message_order": "random"});
+    let err = match Simulation::from_json(&c.to_string()) {
+        Ok(_) => panic!("an unknown message order is refused"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("message order") && err.contains("interleaved"), "{err}");
+}
+
 /// An MPI job whose messages spread over two rails packet by packet
 /// finishes: each message completes once, when both of its parts are in.
 #[test]

@@ -92,7 +92,8 @@ def _config(count: int, nbytes: int, variant: str) -> Config:
     cfg["sim"]["max_time_ns"] = 1e9
     cfg["job"] = [{"name": "alltoall", "workload": "alltoall", "bytes": nbytes, "iterations": 1,
                    "nodes": {"list": node_list(count, spread=variant != RECIPE)}}]
-    for section, values in VARIANTS[variant][1].items() if variant != RECIPE else ():
+    sections = {} if variant == RECIPE else VARIANTS[variant][1]
+    for section, values in sections.items():
         cfg.setdefault(section, {}).update(values)
     return cfg
 
@@ -192,16 +193,18 @@ def run_alltoall_scaling(
 
 
 def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
-    """TB/s against message size, one line per node count, the full machine's peak dashed."""
+    """TB/s against message size, one line per node count, the variants as open markers at the largest size,
+    the full machine's peak dashed."""
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     recipe = [r for r in rows if r.get("variant", RECIPE) == RECIPE]
     for k, count in enumerate(sorted({r["nodes"] for r in recipe})):
         mine = sorted((r for r in recipe if r["nodes"] == count), key=lambda r: r["bytes"])
         ax.plot([r["bytes"] for r in mine], [r["tbytes_per_s"] for r in mine], marker="o", ms=3, color=f"C{k}",
                 label=f"{count} nodes")
-    for r, marker in zip((r for r in rows if r.get("variant", RECIPE) != RECIPE), "^sD"):
-        ax.plot([r["bytes"]], [r["tbytes_per_s"]], marker=marker, ls="none", color="k", mfc="none",
-                label=f"{r['nodes']} nodes, {r['variant']}")
+    for k, (r, marker) in enumerate(zip((r for r in rows if r.get("variant", RECIPE) != RECIPE), "^sD")):
+        # Set a little apart to the right of their size, so markers of equal height stay visible.
+        ax.plot([r["bytes"] * 1.15 ** (k + 1)], [r["tbytes_per_s"]], marker=marker, ls="none", color="k",
+                mfc="none", label=f"{r['nodes']} nodes, {r['variant']}")
     ax.axhline(ALLTOALL_PEAK_TBPS, color="k", ls="--", lw=0.8)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")

@@ -41,7 +41,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 from ..cluster import SchedulerLike  # noqa: E402
-from ..config import Config, load_config  # noqa: E402
+from ..config import Config, apply_overrides, load_config  # noqa: E402
 from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from .bisection_alltoall import ALLTOALL_PEAK_TBPS, SYSTEM, injection_tbytes_per_s, moved_bytes  # noqa: E402
@@ -62,15 +62,16 @@ fraction of the next smaller count's (a flat curve at a shared bound still count
 
 
 RECIPE = "node-order"
-VARIANTS: Dict[str, Tuple[str, Dict[str, Dict[str, str]]]] = {
-    "spread": ("ranks spread over the groups (rank i in group i mod 8)", {}),
+RECIPE_WHAT = "the recipe: ranks in node order, MPI"
+VARIANTS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
+    "spread": ("ranks spread over the groups (rank i in group i mod 8)", ()),
     "spread-verbs": ("spread, on bare verbs: no rendezvous, no eager copies, less CPU per message",
-                     {"host": {"layer": "verbs"}}),
+                     ("host.layer=verbs",)),
     "spread-verbs-unmanaged": ("spread, on bare verbs, without congestion management",
-                               {"host": {"layer": "verbs"}, "congestion": {"algorithm": "none"}}),
+                               ("host.layer=verbs", "congestion.algorithm=none")),
 }
 """The runs beside the recipe's at the most nodes and the largest size, each lifting one more cause
-of the gap to the peak: what it is, and the config sections it sets."""
+of the gap to the peak: what it is, and the overrides it applies."""
 
 
 def node_list(count: int, spread: bool = False) -> List[int]:
@@ -92,10 +93,7 @@ def _config(count: int, nbytes: int, variant: str) -> Config:
     cfg["sim"]["max_time_ns"] = 1e9
     cfg["job"] = [{"name": "alltoall", "workload": "alltoall", "bytes": nbytes, "iterations": 1,
                    "nodes": {"list": node_list(count, spread=variant != RECIPE)}}]
-    sections = {} if variant == RECIPE else VARIANTS[variant][1]
-    for section, values in sections.items():
-        cfg.setdefault(section, {}).update(values)
-    return cfg
+    return cfg if variant == RECIPE else apply_overrides(cfg, VARIANTS[variant][1])
 
 
 def study_points(quick: bool = False) -> List[Tuple[Dict[str, Any], Config]]:
@@ -168,7 +166,7 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
         "groups_checked": True,
         "where_time_goes": {v: {"peak_fraction": round(r["fraction_of_peak"], 4),
                                 "of_schedule_bound": round(r["fraction_of_schedule_bound"], 4),
-                                "what": VARIANTS[v][0] if v != RECIPE else "the recipe: ranks in node order, MPI"}
+                                "what": RECIPE_WHAT if v == RECIPE else VARIANTS[v][0]}
                             for v, r in steps.items()},
         "spread_alltoall_peak_fraction": None if spread is None else round(spread["fraction_of_peak"], 4),
         "paper": {"source": "[Roweth] Sec. II-F, Fig. 3", "best_tbytes_per_s": PAPER_BEST_TBPS,

@@ -424,7 +424,7 @@ fn nics(cfg: &Config, net: &Network, frame: Frame, cc: &Congestion, qos: &Qos, f
         rail_selection: cfg.nic.rail_selection,
         rail_unit: cfg.nic.rail_unit,
         rail_plan: vec![Default::default(); net.rails as usize],
-        interleave: cfg.nic.message_order == crate::nic::MessageOrder::Interleaved,
+        message_order: cfg.nic.message_order,
         rail_rng: Rng::new(cfg.sim.seed, 0x5A11),
     })
 }

@@ -11,7 +11,7 @@ use super::{Simulation, NEVER};
 use crate::congestion::{pair_key, Admit, CongestionControl};
 use crate::event::Event;
 use crate::network::NONE;
-use crate::nic::{Frame, RailSelection, RailUnit};
+use crate::nic::{Frame, MessageOrder, RailSelection, RailUnit};
 use crate::packet::{Packet, FLAG_MEASURED};
 use crate::rng::Rng;
 use crate::units::Ps;
@@ -143,8 +143,8 @@ pub(crate) struct Nics {
     /// per rail what the message being placed puts there.
     pub rail_unit: RailUnit,
     pub rail_plan: Vec<RailPart>,
-    /// Queued messages take turns packet by packet (`nic.message_order`).
-    pub interleave: bool,
+    /// Whole messages in turn, or packets in turn (`nic.message_order`).
+    pub message_order: MessageOrder,
     pub rail_rng: Rng,
 }
 
@@ -499,7 +499,7 @@ impl Simulation {
         self.nics.backlog[e] -= payload as u64;
         let left = msg.to_send - payload as u64;
         self.nics.messages[m as usize].to_send = left;
-        if left > 0 && self.nics.interleave && self.nics.queue[e].len() > 1 {
+        if left > 0 && self.nics.message_order == MessageOrder::Interleaved && self.nics.queue[e].len() > 1 {
             // Its next packet waits its turn behind every other message.
             self.nics.queue[e].remove(i);
             self.nics.queue[e].push_back(m);

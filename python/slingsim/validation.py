@@ -399,10 +399,10 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "MPICH's rounds with the ranks in node order allow at most 0.61 of the peak on any network (next row); "
         "ours reaches about 0.58 of that bound; the recipe's variants measure the rest (the row on spread ranks)",
     ("alltoall-scaling", "MPI_Alltoall with the ranks spread over the groups, fraction of the peak on the most nodes"):
-        "with rendezvous above 16 KiB a sender serves its receivers in the order their clear-to-send answers come "
-        "back, so senders collide on receivers: on bare verbs (no rendezvous) the same ranks reach 0.72 in full "
-        "mode, and without congestion management 0.71; the rest is the network model (15% of packets "
-        "non-minimal, global links 84% busy); where_time_goes in the recipe's --json",
+        "rendezvous above 16 KiB: a message's data waits for its receiver to post the receive, so each block of 32 "
+        "peers waits for its receivers' progress too; on bare verbs (no rendezvous) the same ranks reach 0.84 in "
+        "full mode (0.79 without congestion management), and without the host's CPU costs MPI still gives 0.56; "
+        "where_time_goes in the recipe's --json",
     ("alltoall-scaling", "the most MPICH's rounds allow on the most nodes with our rank order, fraction of the peak"):
         "in node order each round of 32 peers sends a group's bytes to one or two other groups, and bytes beyond a "
         "group pair's 8 direct links cross two global links; the paper's 0.89 shows its ranks were spread over "

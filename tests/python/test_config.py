@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from slingsim.api import resolved_config
 from slingsim.config import (
     ConfigError,
     apply_overrides,
@@ -33,6 +34,10 @@ def test_preset_values_match_the_systems():
     shandy = load_config("slingshot-shandy")["topology"]
     assert (shandy["rails"], shandy["nodes"], shandy["global_links_per_group_pair"]) == (2, 1024, 8)
     assert load_config("slingshot-max")["nic"]["bandwidth_bps"] == 200e9
+    # The ConnectX-5 systems serve their messages in turn; the resolved
+    # config of the others keeps the engine's first come first served.
+    order = {name: resolved_config(name)["nic"]["message_order"] for name in ("slingshot-shandy", "slingshot-malbec", "slingshot-max")}
+    assert order == {"slingshot-shandy": "interleaved", "slingshot-malbec": "interleaved", "slingshot-max": "fifo"}
 
 
 def test_preset_name_with_toml_suffix_and_file_path_both_load(tmp_path):

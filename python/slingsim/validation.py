@@ -390,23 +390,25 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "is over a one-switch time of 6.4 us, 3.3 us of it copies at the assumed 10 GB/s: copies at 7 GB/s give "
         "9.4%, and the papers do not give the hosts' copy rate",
     ("bisection-alltoall", "MPI_Alltoall, fraction of 12.8 TB/s at the largest size"):
-        "MPICH's rounds with the ranks in node order allow at most 0.61 of the peak on any network (the "
+        "MPICH's rounds of 32 peers with the ranks in node order allow at most 0.61 of the peak on any network (the "
         "alltoall-scaling row on what the rank order allows); how Shandy numbered its ranks is not in the papers",
     ("bisection-alltoall", "bisection, fraction of 6.4 TB/s at the largest size"):
         "the alltoall falls short for its rank order (row above), not the bisection: full mode's bisection reaches "
         "0.917 of 6.4 TB/s with 16 processes per node",
     ("alltoall-scaling", "MPI_Alltoall, fraction of the peak on the most nodes (full: 1024)"):
-        "MPICH's rounds with the ranks in node order allow at most 0.61 of the peak on any network (next row); "
-        "ours reaches about 0.58 of that bound; the recipe's variants measure the rest (the row on spread ranks)",
+        "MPICH's rounds of 32 peers with the ranks in node order allow at most 0.61 of the peak on any network "
+        "(next row); ours reaches about 0.57 of that bound, and 0.61 of the peak with every peer posted at once "
+        "(mpi.alltoall_throttle = 0); the recipe's variants measure the rest (the row on spread ranks)",
     ("alltoall-scaling", "MPI_Alltoall with the ranks spread over the groups, fraction of the peak on the most nodes"):
         "rendezvous above 16 KiB: a message's data waits for its receiver to post the receive, so each block of 32 "
         "peers waits for its receivers' progress too; on bare verbs (no rendezvous) the same ranks reach 0.84 in "
         "full mode (0.79 without congestion management), and without the host's CPU costs MPI still gives 0.56; "
-        "where_time_goes in the recipe's --json",
+        "with every peer posted at once (mpi.alltoall_throttle = 0) 0.72; where_time_goes in the recipe's --json",
     ("alltoall-scaling", "the most MPICH's rounds allow on the most nodes with our rank order, fraction of the peak"):
         "in node order each round of 32 peers sends a group's bytes to one or two other groups, and bytes beyond a "
         "group pair's 8 direct links cross two global links; the paper's 0.89 shows its ranks were spread over "
-        "the groups, an order the papers do not give",
+        "the groups or its MPI posted more than 32 peers at once (all at once, the bound is 1.0 in node order "
+        "too); the papers give neither",
     ("congestion-heatmap", "Aries, worst congestion impact"):
         "how Aries arbitrates and when its NIC releases its 1,024 outstanding packets are not published; none of "
         "the six pairs of those choices gives both this ordering and Fig. 10's (docs/model.md, \"The two unpublished "

@@ -57,6 +57,21 @@ def test_node_order_caps_the_1024_node_alltoall_far_below_the_paper():
     assert 0.98 < b["moved_bytes"] / b["seconds"] / 12.8e12 <= 1.0
 
 
+def test_the_throttle_sets_the_rounds_and_lifts_node_orders_cap():
+    """MPICH's throttle cuts the scattered alltoall into blocks of that many peers; with 0 every peer is in one
+    block, whose bytes cross between every pair of groups alike, so node order is no longer capped."""
+    nodes = node_list(1024)
+    for throttle, rounds in ((128, 8), (0, 1)):
+        cfg = load_config(SHANDY)
+        cfg.setdefault("mpi", {})["alltoall_throttle"] = throttle
+        b = collective_bound(cfg, nodes, 32_768)
+        assert b["rounds"] == rounds and b["moved_bytes"] == 1024 * 1023 * 32_768
+    assert b["moved_bytes"] / b["seconds"] / 12.8e12 == pytest.approx(1.0, rel=0.01)
+    cfg["mpi"]["alltoall_throttle"] = -3
+    with pytest.raises(ValueError, match="throttle"):
+        collective_bound(cfg, nodes, 32_768)
+
+
 def test_few_nodes_are_bound_by_their_nics():
     b = collective_bound(load_config(SHANDY), node_list(256), 32_768)
     assert b["limits"] == {"node injection": 8}

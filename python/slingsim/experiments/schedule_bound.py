@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .. import _core
 from ..api import topology
@@ -100,6 +100,9 @@ def collective_bound(cfg: Config, nodes: Sequence[int], nbytes: int, collective:
     request = {"collective": collective, "algorithm": algorithm, "bytes": int(nbytes),
                "node_of": [index[nodes[r // ppn]] for r in range(len(nodes) * ppn)],
                "group_of_node": [layout.group(n) for n in used]}
+    throttle = cfg.get("mpi", {}).get("alltoall_throttle")
+    if throttle is not None:  # else the engine's default, as in a run
+        request["throttle"] = throttle
     answer = json.loads(_core.collective_round_traffic(json.dumps(request)))
     seconds, limits, moved = 0.0, {}, 0
     for rnd in answer["rounds"]:
@@ -111,10 +114,19 @@ def collective_bound(cfg: Config, nodes: Sequence[int], nbytes: int, collective:
             "algorithm": answer["algorithm"], "limits": limits}
 
 
-@lru_cache(maxsize=64)
 def alltoall_bound_tbytes_per_s(preset: str, nodes: Tuple[int, ...], nbytes: int) -> float:
     """The most TB/s an MPI_Alltoall of ``nbytes`` per pair, one rank per node on ``nodes`` in order, can move
     on ``preset`` by its schedule's bound, counting each pair's ``nbytes`` once as the recipes count a run's
-    bandwidth (Bruck's rounds forward blocks, so they move more bytes than that)."""
-    b = collective_bound(load_config(preset), list(nodes), nbytes)
+    bandwidth (Bruck's rounds forward blocks, so they move more bytes than that). A study's ``--set`` of
+    ``mpi.alltoall_throttle`` changes the rounds, so the bound follows it."""
+    throttle = load_config(preset).get("mpi", {}).get("alltoall_throttle")
+    return _alltoall_bound(preset, nodes, nbytes, throttle)
+
+
+@lru_cache(maxsize=64)
+def _alltoall_bound(preset: str, nodes: Tuple[int, ...], nbytes: int, throttle: Optional[int]) -> float:
+    cfg = load_config(preset)
+    if throttle is not None:
+        cfg.setdefault("mpi", {})["alltoall_throttle"] = throttle
+    b = collective_bound(cfg, list(nodes), nbytes)
     return len(nodes) * (len(nodes) - 1) * nbytes / b["seconds"] / 1e12

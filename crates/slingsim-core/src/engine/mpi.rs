@@ -767,8 +767,8 @@ impl Simulation {
         let me = self.mpi_rank_in(g, comm) as u32;
         let r = &self.mpi.ranks[g as usize];
         let size = self.mpi.jobs[r.job as usize].program.comms[comm as usize].len() as u32;
-        let alg = self.mpi.p().algorithm(kind);
-        let rounds = schedule(kind, alg, size, me, bytes, root, counts);
+        let (alg, throttle) = (self.mpi.p().algorithm(kind), self.mpi.p().alltoall_throttle);
+        let rounds = schedule(kind, alg, size, me, bytes, root, counts, throttle);
         let r = &mut self.mpi.ranks[g as usize];
         let slot = r.open(Owner::Program, false);
         let tag = r.coll_seq.entry(comm).or_insert(0);

@@ -28,7 +28,7 @@ pub enum Algorithm {
     Ring,
     Bruck,
     /// MPICH's medium-message alltoall: nonblocking sends and receives to
-    /// [`ALLTOALL_THROTTLE`] peers at a time.
+    /// a throttle of peers at a time (`mpi.alltoall_throttle`).
     Scattered,
     Pairwise,
     Binomial,
@@ -69,8 +69,9 @@ impl Algorithm {
 const ALLREDUCE_SHORT: u64 = 2048;
 const ALLTOALL_SHORT: u64 = 256;
 const ALLTOALL_MEDIUM: u64 = 32_768;
-/// Peers a rank of the scattered alltoall exchanges with at once (MPICH's
-/// `MPIR_CVAR_ALLTOALL_THROTTLE`, default 32).
+/// Peers a rank of the scattered alltoall exchanges with at once by
+/// default (MPICH's `MPIR_CVAR_ALLTOALL_THROTTLE`, default 32;
+/// `mpi.alltoall_throttle`).
 pub const ALLTOALL_THROTTLE: u32 = 32;
 const BCAST_SHORT: u64 = 12_288;
 const BCAST_MIN_PROCS: u32 = 8;
@@ -127,8 +128,10 @@ pub fn resolve(kind: Collective, alg: Algorithm, bytes: u64, p: u32) -> Algorith
 }
 
 /// The rounds rank `r` of `p` runs for one collective. `bytes` as in
-/// [`super::Op::Coll`]; `counts` (bytes to each rank) only for alltoall.
-pub fn schedule(kind: Collective, alg: Algorithm, p: u32, r: u32, bytes: u64, root: u32, counts: Option<&[u64]>) -> Vec<Round> {
+/// [`super::Op::Coll`]; `counts` (bytes to each rank) only for alltoall;
+/// `throttle`: peers per block of the scattered alltoall (0: all at once).
+#[allow(clippy::too_many_arguments)]
+pub fn schedule(kind: Collective, alg: Algorithm, p: u32, r: u32, bytes: u64, root: u32, counts: Option<&[u64]>, throttle: u32) -> Vec<Round> {
     if p <= 1 {
         return Vec::new();
     }
@@ -143,7 +146,7 @@ pub fn schedule(kind: Collective, alg: Algorithm, p: u32, r: u32, bytes: u64, ro
         Collective::Alltoall => match (alg, counts) {
             (_, Some(c)) => pairwise_alltoall(p, r, |peer| c.get(peer as usize).copied().unwrap_or(0)),
             (Algorithm::Bruck, None) => bruck(p, r, bytes),
-            (Algorithm::Scattered, None) => scattered_alltoall(p, r, bytes),
+            (Algorithm::Scattered, None) => scattered_alltoall(p, r, bytes, throttle),
             _ => pairwise_alltoall(p, r, |_| bytes),
         },
         Collective::Bcast => match alg {
@@ -288,16 +291,18 @@ fn bruck(p: u32, r: u32, bytes: u64) -> Vec<Round> {
 }
 
 /// MPICH's medium-message alltoall: the peers at offsets 0 to p - 1 in
-/// blocks of [`ALLTOALL_THROTTLE`]; in a block a rank receives from r + i and
+/// blocks of `throttle` (0: one block of every peer, as MPICH posts all
+/// of them at once when its throttle is 0); in a block a rank receives from r + i and
 /// sends to r - i for each offset i, all posted at once, and waits for all of
 /// them. Offset 0 is the rank's own block, a local copy, so the first round
 /// has one peer fewer than the others (as in MPICH, whose first block
 /// includes itself).
-fn scattered_alltoall(p: u32, r: u32, bytes: u64) -> Vec<Round> {
+fn scattered_alltoall(p: u32, r: u32, bytes: u64, throttle: u32) -> Vec<Round> {
+    let block = if throttle == 0 { p } else { throttle };
     (0..p)
-        .step_by(ALLTOALL_THROTTLE as usize)
+        .step_by(block as usize)
         .map(|start| {
-            let offsets = start.max(1)..(start + ALLTOALL_THROTTLE).min(p);
+            let offsets = start.max(1)..start.saturating_add(block).min(p);
             Round {
                 recvs: offsets.clone().map(|i| ((r + i) % p, bytes)).collect(),
                 sends: offsets.map(|i| ((r + p - i) % p, bytes)).collect(),
@@ -427,7 +432,7 @@ mod tests {
         let mut sent: HashMap<(u32, u32), Vec<u64>> = HashMap::new();
         let mut recvd: HashMap<(u32, u32), Vec<u64>> = HashMap::new();
         for r in 0..p {
-            for round in schedule(kind, alg, p, r, bytes, root, None) {
+            for round in schedule(kind, alg, p, r, bytes, root, None, ALLTOALL_THROTTLE) {
                 for (peer, b) in round.sends {
                     assert_ne!(peer, r);
                     sent.entry((r, peer)).or_default().push(b);
@@ -473,7 +478,7 @@ mod tests {
         assert!(m.values().all(|&b| b == 10 * (p as u64 - 1)));
         // Binomial bcast reaches every non-root exactly once.
         for r in 0..p {
-            let rounds = schedule(Collective::Bcast, Algorithm::Binomial, p, r, 10, 2, None);
+            let rounds = schedule(Collective::Bcast, Algorithm::Binomial, p, r, 10, 2, None, ALLTOALL_THROTTLE);
             let recvs: usize = rounds.iter().map(|x| x.recvs.len()).sum();
             assert_eq!(recvs, if r == 2 { 0 } else { 1 });
         }
@@ -493,19 +498,27 @@ mod tests {
 
     #[test]
     fn round_counts_follow_the_algorithms() {
-        assert_eq!(schedule(Collective::Allreduce, Algorithm::RecursiveDoubling, 16, 3, 8, 0, None).len(), 4);
-        assert_eq!(schedule(Collective::Allreduce, Algorithm::Rabenseifner, 16, 3, 1 << 20, 0, None).len(), 8);
-        assert_eq!(schedule(Collective::Barrier, Algorithm::Auto, 5, 0, 0, 0, None).len(), 3);
-        assert_eq!(schedule(Collective::Alltoall, Algorithm::Bruck, 8, 0, 8, 0, None).len(), 3);
-        assert_eq!(schedule(Collective::Alltoall, Algorithm::Pairwise, 8, 0, 1024, 0, None).len(), 7);
+        assert_eq!(schedule(Collective::Allreduce, Algorithm::RecursiveDoubling, 16, 3, 8, 0, None, ALLTOALL_THROTTLE).len(), 4);
+        assert_eq!(schedule(Collective::Allreduce, Algorithm::Rabenseifner, 16, 3, 1 << 20, 0, None, ALLTOALL_THROTTLE).len(), 8);
+        assert_eq!(schedule(Collective::Barrier, Algorithm::Auto, 5, 0, 0, 0, None, ALLTOALL_THROTTLE).len(), 3);
+        assert_eq!(schedule(Collective::Alltoall, Algorithm::Bruck, 8, 0, 8, 0, None, ALLTOALL_THROTTLE).len(), 3);
+        assert_eq!(schedule(Collective::Alltoall, Algorithm::Pairwise, 8, 0, 1024, 0, None, ALLTOALL_THROTTLE).len(), 7);
         // Scattered: blocks of 32 offsets, the first without the rank itself.
-        let rounds = schedule(Collective::Alltoall, Algorithm::Scattered, 70, 5, 1024, 0, None);
+        let rounds = schedule(Collective::Alltoall, Algorithm::Scattered, 70, 5, 1024, 0, None, ALLTOALL_THROTTLE);
         assert_eq!(rounds.iter().map(|r| r.sends.len()).collect::<Vec<_>>(), vec![31, 32, 6]);
         assert_eq!(rounds[0].sends[0], (4, 1024));
         assert_eq!(rounds[0].recvs[0], (6, 1024));
+        // Another throttle cuts the same offsets into other blocks; 0 posts
+        // every peer in one block, as MPICH does when its throttle is 0.
+        let blocks = |t| schedule(Collective::Alltoall, Algorithm::Scattered, 70, 5, 1024, 0, None, t).iter().map(|r| r.sends.len()).collect::<Vec<_>>();
+        assert_eq!(blocks(8), [vec![7], vec![8; 7], vec![6]].concat());
+        assert_eq!(blocks(0), vec![69]);
+        assert_eq!(blocks(1000), vec![69]);
+        let all = schedule(Collective::Alltoall, Algorithm::Scattered, 70, 5, 1024, 0, None, 0);
+        assert_eq!((all[0].sends[0], all[0].recvs[0], all[0].sends[68]), ((4, 1024), (6, 1024), (6, 1024)));
         // Non-power of two: 6 ranks fold onto 4; ranks 0 and 2 sit out.
-        assert_eq!(schedule(Collective::Allreduce, Algorithm::RecursiveDoubling, 6, 0, 8, 0, None).len(), 2);
-        assert_eq!(schedule(Collective::Allreduce, Algorithm::RecursiveDoubling, 6, 1, 8, 0, None).len(), 4);
+        assert_eq!(schedule(Collective::Allreduce, Algorithm::RecursiveDoubling, 6, 0, 8, 0, None, ALLTOALL_THROTTLE).len(), 2);
+        assert_eq!(schedule(Collective::Allreduce, Algorithm::RecursiveDoubling, 6, 1, 8, 0, None, ALLTOALL_THROTTLE).len(), 4);
         assert!(Algorithm::parse("mpi.algorithms.alltoall", Collective::Alltoall, "ring").is_err());
     }
 }

@@ -27,6 +27,11 @@ pub struct MpiConfig {
     pub reduce_gbytes_per_s: f64,
     /// Collective algorithms (`auto` = MPICH's choice by size).
     pub algorithms: AlgorithmConfig,
+    /// Peers a rank of MPICH's medium-message (scattered) alltoall posts
+    /// its sends and receives to at once, waiting for the block before the
+    /// next (`MPIR_CVAR_ALLTOALL_THROTTLE`, MPICH's default 32); 0 posts
+    /// every peer at once, as MPICH does.
+    pub alltoall_throttle: u32,
     /// Application-aware routing (jobs with `routing = "app-aware"`).
     pub app_aware: super::app_aware::AppAwareConfig,
     /// The routing mode of MPI_Alltoall's messages in jobs whose mode is
@@ -47,6 +52,7 @@ impl Default for MpiConfig {
             memory_gbytes_per_s: 10.0,
             reduce_gbytes_per_s: 0.0,
             algorithms: AlgorithmConfig::default(),
+            alltoall_throttle: crate::mpi::collectives::ALLTOALL_THROTTLE,
             app_aware: Default::default(),
             gni_a2a_routing: crate::routing::Algorithm::Adaptive(1),
         }

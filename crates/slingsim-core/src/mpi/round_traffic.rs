@@ -21,13 +21,15 @@ pub struct RoundTraffic {
 }
 
 /// Round `k` of every rank, summed. `node_of[r]` and `group_of_node[n]`
-/// place rank `r`; a rank with fewer rounds than `k` adds nothing.
+/// place rank `r`; a rank with fewer rounds than `k` adds nothing;
+/// `throttle` as `mpi.alltoall_throttle`.
 pub fn round_traffic(
     kind: Collective,
     alg: Algorithm,
     bytes: u64,
     node_of: &[u32],
     group_of_node: &[u32],
+    throttle: u32,
 ) -> Result<Vec<RoundTraffic>> {
     let p = node_of.len() as u32;
     let nodes = group_of_node.len();
@@ -39,7 +41,7 @@ pub fn round_traffic(
     let mut sent = Vec::<Vec<u64>>::new();
     let mut received = Vec::<Vec<u64>>::new();
     for r in 0..p {
-        for (k, round) in schedule(kind, alg, p, r, bytes, 0, None).into_iter().enumerate() {
+        for (k, round) in schedule(kind, alg, p, r, bytes, 0, None, throttle).into_iter().enumerate() {
             if rounds.len() <= k {
                 rounds.push(RoundTraffic { group_bytes: vec![vec![0; groups]; groups], max_node_send: 0, max_node_recv: 0 });
                 sent.push(vec![0; nodes]);
@@ -78,7 +80,12 @@ pub fn round_traffic_json(text: &str) -> Result<Value> {
         serde_json::from_value(field(k)?.clone()).map_err(|e| ConfigError::new(k, format!("a list of indices: {e}")))
     };
     let (node_of, group_of_node) = (list("node_of")?, list("group_of_node")?);
-    let rounds = round_traffic(kind, alg, bytes, &node_of, &group_of_node)?;
+    let throttle = match v.get("throttle") {
+        None => super::collectives::ALLTOALL_THROTTLE,
+        Some(t) => t.as_u64().and_then(|t| u32::try_from(t).ok())
+            .ok_or_else(|| ConfigError::new("throttle", format!("{t} is not a whole number of peers (0 to {}; 0 posts every peer at once)", u32::MAX)))?,
+    };
+    let rounds = round_traffic(kind, alg, bytes, &node_of, &group_of_node, throttle)?;
     let resolved = super::collectives::resolve(kind, alg, bytes, node_of.len() as u32);
     Ok(json!({
         "algorithm": format!("{resolved:?}"),
@@ -100,7 +107,7 @@ mod tests {
     fn scattered_alltoall_by_group() {
         let node_of: Vec<u32> = (0..64).collect();
         let group_of_node: Vec<u32> = (0..64).map(|n| n / 8).collect();
-        let rounds = round_traffic(Collective::Alltoall, Algorithm::Auto, 1024, &node_of, &group_of_node).unwrap();
+        let rounds = round_traffic(Collective::Alltoall, Algorithm::Auto, 1024, &node_of, &group_of_node, 32).unwrap();
         assert_eq!(rounds.len(), 2, "64 peers in blocks of 32");
         let total: u64 = rounds.iter().flat_map(|r| r.group_bytes.iter().flatten()).sum();
         assert_eq!(total, 64 * 63 * 1024);
@@ -113,7 +120,7 @@ mod tests {
     /// Ranks of one node exchange through memory: none of their bytes count.
     #[test]
     fn same_node_traffic_is_left_out() {
-        let rounds = round_traffic(Collective::Alltoall, Algorithm::Auto, 4096, &[0, 0, 0, 0], &[0]).unwrap();
+        let rounds = round_traffic(Collective::Alltoall, Algorithm::Auto, 4096, &[0, 0, 0, 0], &[0], 32).unwrap();
         assert!(rounds.iter().all(|r| r.max_node_send == 0 && r.group_bytes[0][0] == 0));
     }
 
@@ -123,5 +130,11 @@ mod tests {
         assert_eq!(ok["algorithm"], "Bruck");
         let err = round_traffic_json(r#"{"collective":"alltoall","bytes":64,"node_of":[0,5],"group_of_node":[0,1]}"#).unwrap_err();
         assert!(err.to_string().contains("node 5"), "{err}");
+        // The throttle cuts the scattered alltoall's blocks: 0 gives one.
+        let req = |t: &str| format!(r#"{{"collective":"alltoall","bytes":1024,"node_of":[0,1,2,3,4],"group_of_node":[0,0,1,1,2]{t}}}"#);
+        let rounds = |t: &str| round_traffic_json(&req(t)).unwrap()["rounds"].as_array().unwrap().len();
+        assert_eq!((rounds(""), rounds(r#","throttle":2"#), rounds(r#","throttle":0"#)), (1, 3, 1));
+        let err = round_traffic_json(&req(r#","throttle":-1"#)).unwrap_err();
+        assert!(err.to_string().contains("throttle"), "{err}");
     }
 }

@@ -25,6 +25,8 @@ pub struct Params {
     pub reduce_ps_per_byte: f64,
     /// Algorithm of each collective, indexed like `Collective::ALL`.
     pub algorithms: [Algorithm; 9],
+    /// Peers per block of the scattered alltoall (0: all at once).
+    pub alltoall_throttle: u32,
     pub app_aware: super::app_aware::AppAwareConfig,
     /// Mode of MPI_Alltoall's messages in `adaptive-0` jobs.
     pub gni_a2a_routing: crate::routing::Algorithm,
@@ -76,6 +78,7 @@ impl Params {
             memory_ps_per_byte: 1000.0 / c.memory_gbytes_per_s,
             reduce_ps_per_byte: if c.reduce_gbytes_per_s > 0.0 { 1000.0 / c.reduce_gbytes_per_s } else { 0.0 },
             algorithms,
+            alltoall_throttle: c.alltoall_throttle,
             app_aware: c.app_aware.clone(),
             gni_a2a_routing: c.gni_a2a_routing,
             noise: host.noise.detours(),

@@ -386,3 +386,26 @@ fn ppn_copies_run_the_pattern_once_per_process_slot() {
     let e = Simulation::from_json(&cfg.to_string()).err().expect("refused");
     assert_eq!(e.field, "job[0].ppn_copies", "{e}");
 }
+
+/// `mpi.alltoall_throttle`: MPICH's medium-message alltoall waits for each
+/// block of that many peers before the next. One peer at a time, each of
+/// the 11 blocks takes at least its 4 KiB message's time on the NIC's
+/// 100 Gb/s link (the default); every peer at once overlaps them. Both
+/// move the same messages.
+#[test]
+fn the_alltoall_throttle_sets_how_many_peers_go_at_once() {
+    let run_with = |throttle: u32| {
+        let jobs = json!([{"name": "a2a", "workload": "alltoall", "bytes": 4096, "iterations": 2, "nodes": {"count": 12}}]);
+        let s = run_on_host(jobs, json!({"alltoall_throttle": throttle}), bare_host());
+        assert_eq!(s["end_reason"], "jobs_done", "{s:#}");
+        assert_eq!(s["bytes_conserved"], true);
+        let j = &s["jobs"]["a2a"];
+        assert_eq!(j["messages"], 12 * 11 * 2, "throttle {throttle}");
+        j["iteration_ns"]["mean"].as_f64().unwrap()
+    };
+    let (one, all, default) = (run_with(1), run_with(0), run_with(32));
+    let wire_ns = 4096.0 * 8.0 / 100e9 * 1e9;
+    assert!(one >= 11.0 * wire_ns, "one peer at a time: {one} ns against 11 x {wire_ns} ns");
+    assert!(all < one, "every peer at once {all} ns, one at a time {one} ns");
+    assert_eq!(all, default, "12 ranks: a throttle of 32 is one block too");
+}

@@ -3,7 +3,7 @@
 //! burst of messages, then a pause: Fig. 12).
 
 use super::{compute, Spec};
-use crate::mpi::collectives::{schedule, Algorithm};
+use crate::mpi::collectives::{schedule, Algorithm, ALLTOALL_THROTTLE};
 use crate::mpi::op::{Collective, Op, Program};
 use crate::error::{ConfigError, Result};
 
@@ -117,7 +117,7 @@ pub fn alltoall(spec: &Spec) -> Result<Program> {
 /// node order, rounds below 16 stay on the node ([DeSensi20] Fig. 13,
 /// docs/experiments.md).
 pub fn pairwise_rounds(ops: &mut Vec<Op>, n: u32, r: u32, first: u32, bytes: u64) {
-    for round in schedule(Collective::Alltoall, Algorithm::Pairwise, n, r, bytes, 0, None).into_iter().skip(first as usize - 1) {
+    for round in schedule(Collective::Alltoall, Algorithm::Pairwise, n, r, bytes, 0, None, ALLTOALL_THROTTLE).into_iter().skip(first as usize - 1) {
         let mut req = 0;
         for (peer, b) in round.recvs {
             ops.push(Op::Irecv { comm: 0, peer: peer as i32, tag: 0, bytes: b, req });

@@ -631,6 +631,22 @@ impl Default for TrafficConfig {
     }
 }
 
+/// Serde names the type a field wanted (`expected u32`); a user needs the
+/// values it takes.
+fn in_plain_words(message: &str) -> String {
+    const WANTED: [(&str, &str); 8] = [
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        ("expected u32", "expected a whole number from 0 to 4294967295"),
+        ("expected u64", "expected a whole number from 0 to 18446744073709551615"),
+        ("expected usize", "expected a whole number from 0 up"),
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+    ];
+    WANTED.iter().fold(message.to_string(), |m, (from, to)| m.replace(from, to))
+}
+
 impl Config {
     /// Parses a config from JSON text, naming the path of any bad field.
     pub fn from_json(text: &str) -> Result<Config> {
@@ -638,7 +654,7 @@ impl Config {
         let mut cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." { String::new() } else { path };
-            ConfigError::new(path, e.inner().to_string())
+            ConfigError::new(path, in_plain_words(&e.inner().to_string()))
         })?;
         let raw: serde_json::Value = serde_json::from_str(text).map_err(|e| ConfigError::new("", e.to_string()))?;
         if let Some(t) = raw.get("topology").and_then(|t| t.as_object()) {
@@ -967,6 +983,17 @@ mod tests {
         assert_eq!(r["routing"]["algorithm"], "minimal");
         assert_eq!(r["topology"]["kind"], "dragonfly");
         assert!(r["topology"].get("q").is_none(), "keys of other families are left out");
+    }
+
+    #[test]
+    fn a_number_of_the_wrong_kind_names_the_values_the_field_takes() {
+        let e = Config::from_json(r#"{"mpi": {"alltoall_throttle": -1}}"#).unwrap_err();
+        assert_eq!(e.field, "mpi.alltoall_throttle");
+        assert!(e.message.contains("a whole number from 0 to 4294967295") && !e.message.contains("u32"), "{e}");
+        let e = Config::from_json(r#"{"mpi": {"eager_threshold_bytes": 2.5}}"#).unwrap_err();
+        assert!(e.message.contains("a whole number from 0 to 18446744073709551615"), "{e}");
+        let e = Config::from_json(r#"{"nic": {"bandwidth_bps": "fast"}}"#).unwrap_err();
+        assert!(e.message.contains("expected a number"), "{e}");
     }
 
     #[test]

@@ -6,7 +6,8 @@ import pytest
 
 from slingsim.config import load_config
 from slingsim.experiments.alltoall_scaling import node_list
-from slingsim.experiments.schedule_bound import collective_bound, network_rates, round_time_s
+from slingsim.experiments.schedule_bound import alltoall_bound_tbytes_per_s, collective_bound, network_rates, round_time_s
+from slingsim.study_overrides import study_overrides
 
 SHANDY = "slingshot-shandy"
 
@@ -70,6 +71,20 @@ def test_the_throttle_sets_the_rounds_and_lifts_node_orders_cap():
     cfg["mpi"]["alltoall_throttle"] = -3
     with pytest.raises(ValueError, match="throttle"):
         collective_bound(cfg, nodes, 32_768)
+
+
+def test_a_studys_overrides_reach_the_cached_bound():
+    """The recipes' bound is cached; a study's --set in the same process must still change it."""
+    nodes = tuple(node_list(1024))
+    default = alltoall_bound_tbytes_per_s(SHANDY, nodes, 32_768)
+    with study_overrides(["mpi.alltoall_throttle=0"]):
+        unthrottled = alltoall_bound_tbytes_per_s(SHANDY, nodes, 32_768)
+    with study_overrides(["links.bandwidth_bps=100e9"]):
+        slower = alltoall_bound_tbytes_per_s(SHANDY, nodes, 32_768)
+    assert default / 12.8 == pytest.approx(0.611, abs=0.01)
+    assert unthrottled / 12.8 == pytest.approx(1.0, abs=0.01)
+    assert slower < default
+    assert alltoall_bound_tbytes_per_s(SHANDY, nodes, 32_768) == default
 
 
 def test_few_nodes_are_bound_by_their_nics():

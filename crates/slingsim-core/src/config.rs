@@ -283,8 +283,9 @@ pub struct NicConfig {
     pub rail_unit: crate::nic::RailUnit,
     /// The order a NIC sends its queued messages in: `fifo` (each message
     /// whole, first come first served) or `interleaved` (packet by packet
-    /// in turn, as a NIC shares its link among its send queues). The
-    /// papers give neither; docs/model.md, "NICs", has what it changes.
+    /// in turn, as a NIC shares its link among its send queues: the Malbec
+    /// and Shandy presets, whose ConnectX-5s serve a queue pair per peer).
+    /// docs/model.md, "NICs", has what it changes.
     pub message_order: crate::nic::MessageOrder,
     /// Flit size for the NIC counters' flit counts (paper 004 Sec. 2.3):
     /// a packet of W wire bytes is ceil(W / flit_bytes) flits *(assumed 16)*.

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 from .. import _core
 from ..api import topology
@@ -117,16 +117,13 @@ def collective_bound(cfg: Config, nodes: Sequence[int], nbytes: int, collective:
 def alltoall_bound_tbytes_per_s(preset: str, nodes: Tuple[int, ...], nbytes: int) -> float:
     """The most TB/s an MPI_Alltoall of ``nbytes`` per pair, one rank per node on ``nodes`` in order, can move
     on ``preset`` by its schedule's bound, counting each pair's ``nbytes`` once as the recipes count a run's
-    bandwidth (Bruck's rounds forward blocks, so they move more bytes than that). A study's ``--set`` of
-    ``mpi.alltoall_throttle`` changes the rounds, so the bound follows it."""
-    throttle = load_config(preset).get("mpi", {}).get("alltoall_throttle")
-    return _alltoall_bound(preset, nodes, nbytes, throttle)
+    bandwidth (Bruck's rounds forward blocks, so they move more bytes than that). The preset is loaded with
+    the study's ``--set`` overrides, and the bound is cached by the config they give, so it follows any that
+    change the network's rates or MPICH's rounds (``mpi.alltoall_throttle``)."""
+    return _alltoall_bound(json.dumps(load_config(preset), sort_keys=True, default=str), nodes, nbytes)
 
 
 @lru_cache(maxsize=64)
-def _alltoall_bound(preset: str, nodes: Tuple[int, ...], nbytes: int, throttle: Optional[int]) -> float:
-    cfg = load_config(preset)
-    if throttle is not None:
-        cfg.setdefault("mpi", {})["alltoall_throttle"] = throttle
-    b = collective_bound(cfg, list(nodes), nbytes)
+def _alltoall_bound(cfg_json: str, nodes: Tuple[int, ...], nbytes: int) -> float:
+    b = collective_bound(json.loads(cfg_json), list(nodes), nbytes)
     return len(nodes) * (len(nodes) - 1) * nbytes / b["seconds"] / 1e12

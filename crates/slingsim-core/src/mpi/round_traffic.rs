@@ -98,6 +98,7 @@ pub fn round_traffic_json(text: &str) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mpi::collectives::ALLTOALL_THROTTLE;
 
     /// A scattered alltoall of 64 ranks, one per node, 8 per group in node
     /// order: the first block of 31 peers sends each rank's bytes to the
@@ -107,7 +108,7 @@ mod tests {
     fn scattered_alltoall_by_group() {
         let node_of: Vec<u32> = (0..64).collect();
         let group_of_node: Vec<u32> = (0..64).map(|n| n / 8).collect();
-        let rounds = round_traffic(Collective::Alltoall, Algorithm::Auto, 1024, &node_of, &group_of_node, 32).unwrap();
+        let rounds = round_traffic(Collective::Alltoall, Algorithm::Auto, 1024, &node_of, &group_of_node, ALLTOALL_THROTTLE).unwrap();
         assert_eq!(rounds.len(), 2, "64 peers in blocks of 32");
         let total: u64 = rounds.iter().flat_map(|r| r.group_bytes.iter().flatten()).sum();
         assert_eq!(total, 64 * 63 * 1024);
@@ -120,7 +121,7 @@ mod tests {
     /// Ranks of one node exchange through memory: none of their bytes count.
     #[test]
     fn same_node_traffic_is_left_out() {
-        let rounds = round_traffic(Collective::Alltoall, Algorithm::Auto, 4096, &[0, 0, 0, 0], &[0], 32).unwrap();
+        let rounds = round_traffic(Collective::Alltoall, Algorithm::Auto, 4096, &[0, 0, 0, 0], &[0], ALLTOALL_THROTTLE).unwrap();
         assert!(rounds.iter().all(|r| r.max_node_send == 0 && r.group_bytes[0][0] == 0));
     }
 

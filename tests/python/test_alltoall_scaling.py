@@ -70,8 +70,13 @@ def test_key_figures_read_the_largest_size_and_the_drop():
              "fraction_of_schedule_bound": t / peak_tbytes_per_s(n)}
             for n, b, t in ((64, 256, 0.05), (64, 512, 0.04), (64, 32768, 1.2),
                             (128, 256, 0.1), (128, 512, 0.08), (128, 32768, 2.3))]
-    spread = dict(rows[-1], variant="spread", tbytes_per_s=3.0, fraction_of_peak=3.0 / 3.2)
+    spread = dict(rows[-1], variant="spread", tbytes_per_s=3.0, fraction_of_peak=3.0 / 3.2, rendezvous_request_us=7.0,
+                  rendezvous_match_wait_us=12.8, rendezvous_clear_to_send_us=5.6, rendezvous_data_us=33.3)
     k = key_figures(rows + [spread])
+    # Where a rendezvous message's time went, per variant (none known for the recipe's rows here).
+    assert k["where_time_goes"]["spread"]["rendezvous_us"] == {"request": 7.0, "match_wait": 12.8,
+                                                               "clear_to_send": 5.6, "data": 33.3}
+    assert k["where_time_goes"]["node-order"]["rendezvous_us"] is None
     assert k["largest_bytes"] == 32768 and k["most_nodes"] == 128
     # The variant's row stays out of the recipe's figures and is reported beside them.
     assert k["spread_alltoall_peak_fraction"] == pytest.approx(3.0 / 3.2, abs=1e-4)
@@ -87,5 +92,8 @@ def test_more_nodes_move_more_and_lose_nothing():
     rows = [row_of(l, s) for (l, _), s in zip(points, run_summaries([c for _, c in points], scheduler="sync"))]
     assert rows[1]["tbytes_per_s"] > 1.5 * rows[0]["tbytes_per_s"]
     assert all(r["bytes_lost"] == 0 and r["fraction_of_peak"] <= 1.0 for r in rows)
+    # 32 KiB goes by rendezvous: every stage of it is timed, the data's the longest on an alltoall's shared NICs.
+    assert all(0 < r["rendezvous_request_us"] and 0 < r["rendezvous_clear_to_send_us"] < r["rendezvous_data_us"]
+               and r["rendezvous_match_wait_us"] >= 0 for r in rows)
     # No run beats its schedule's bound (schedule_bound.py): the bound is a physical limit.
     assert all(0 < r["fraction_of_schedule_bound"] <= 1.0 for r in rows)

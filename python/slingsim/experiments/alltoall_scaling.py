@@ -61,6 +61,10 @@ RISE_TOLERANCE = 0.95
 fraction of the next smaller count's (a flat curve at a shared bound still counts)."""
 
 
+RENDEZVOUS_STAGES = ("request", "match_wait", "clear_to_send", "data")
+"""The stages of a rendezvous message the engine times (docs/workloads.md, `rendezvous`); a row has each one's
+mean per message in us (None where no message went by rendezvous: bare verbs, or up to 16 KiB)."""
+
 RECIPE = "node-order"
 RECIPE_WHAT = "the recipe: ranks in node order, MPI"
 VARIANTS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
@@ -129,7 +133,9 @@ def row_of(labels: Dict[str, Any], summary: Dict[str, Any]) -> Dict[str, Any]:
     tbps = moved_bytes("alltoall", labels["nodes"], labels["bytes"]) / mean_ns / 1e3
     peak = peak_tbytes_per_s(labels["nodes"])
     bound = alltoall_bound_tbytes_per_s(SYSTEM, tuple(nodes), labels["bytes"])
-    return {**labels, "variant": variant, "iteration_us": mean_ns / 1e3, "tbytes_per_s": tbps,
+    rendezvous = job.get("rendezvous") or {}
+    stages = {f"rendezvous_{k}_us": (rendezvous["mean_ns"][k] / 1e3 if rendezvous else None) for k in RENDEZVOUS_STAGES}
+    return {**labels, "variant": variant, "iteration_us": mean_ns / 1e3, "tbytes_per_s": tbps, **stages,
             "peak_tbytes_per_s": peak,
             "fraction_of_peak": tbps / peak, "schedule_bound_tbytes_per_s": bound,
             "fraction_of_schedule_bound": tbps / bound, "bytes_lost": summary.get("bytes_lost", 0)}
@@ -166,7 +172,8 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
         "groups_checked": True,
         "where_time_goes": {v: {"peak_fraction": round(r["fraction_of_peak"], 4),
                                 "of_schedule_bound": round(r["fraction_of_schedule_bound"], 4),
-                                "what": RECIPE_WHAT if v == RECIPE else VARIANTS[v][0]}
+                                "what": RECIPE_WHAT if v == RECIPE else VARIANTS[v][0],
+                                "rendezvous_us": _rendezvous_stages(r)}
                             for v, r in steps.items()},
         "spread_alltoall_peak_fraction": None if spread is None else round(spread["fraction_of_peak"], 4),
         "paper": {"source": "[Roweth] Sec. II-F, Fig. 3", "best_tbytes_per_s": PAPER_BEST_TBPS,
@@ -174,6 +181,12 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
                   "shape": "scales well with the nodes; changes at 256-512 B (Bruck to a permutation); "
                            "no packet dropped"},
     }
+
+
+def _rendezvous_stages(row: Dict[str, Any]) -> Optional[Dict[str, float]]:
+    """A row's mean time per rendezvous message in each stage (us), or None if none went by rendezvous."""
+    stages = {k: row.get(f"rendezvous_{k}_us") for k in RENDEZVOUS_STAGES}
+    return None if None in stages.values() else {k: round(v, 2) for k, v in stages.items()}
 
 
 def run_alltoall_scaling(

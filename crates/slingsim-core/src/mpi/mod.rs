@@ -7,6 +7,7 @@ pub use op::{Collective, Op, Program, ANY_SOURCE, ANY_TAG, PROC_NULL};
 pub mod app_aware;
 pub mod collectives;
 pub mod round_traffic;
+pub mod rendezvous_times;
 pub mod config;
 pub mod runtime;
 pub mod state;

@@ -39,6 +39,8 @@ pub struct Envelope {
     pub rendezvous: bool,
     /// When the sender posted it.
     pub posted: Ps,
+    /// A rendezvous message's time in each of its stages so far.
+    pub stages: super::rendezvous_times::Stamps,
 }
 
 /// A posted receive.
@@ -382,6 +384,8 @@ pub struct Job {
     /// receives their walks passed over (failed match attempts).
     pub matched_messages: u64,
     pub failed_match_attempts: u64,
+    /// Where the job's rendezvous messages spent their time.
+    pub rendezvous: super::rendezvous_times::RendezvousTimes,
     /// The run ends once every job with this set has finished.
     pub ends_run: bool,
 }

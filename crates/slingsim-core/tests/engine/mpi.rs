@@ -409,3 +409,35 @@ fn the_alltoall_throttle_sets_how_many_peers_go_at_once() {
     assert!(all < one, "every peer at once {all} ns, one at a time {one} ns");
     assert_eq!(all, default, "12 ranks: a throttle of 32 is one block too");
 }
+
+#[test]
+fn rendezvous_times_show_a_late_receiver_as_match_wait() {
+    // Rank 0 sends 64 KiB (above the 16 KiB eager threshold) at once;
+    // rank 1 posts its receive after `delay` ns of compute. The request to
+    // send waits at rank 1 for the receive, so the match wait is the delay
+    // less the request's own time; the four stages add up to the time from
+    // the send being posted to the data's arrival.
+    let stages = |delay: f64| {
+        let program = json!({"ranks": 2, "comms": [[0, 1]], "ops": [
+            [{"op": "send", "comm": 0, "peer": 1, "tag": 0, "bytes": 65536}],
+            [{"op": "compute", "ns": delay}, {"op": "recv", "comm": 0, "peer": 0, "tag": 0, "bytes": 65536}]]});
+        let s = run_on_host(json!([{"name": "p", "workload": "program", "program": program, "nodes": {"list": [0, 11]}}]),
+                            json!({"send_overhead_ns": 0, "recv_overhead_ns": 0}), bare_host());
+        assert_eq!(s["end_reason"], "jobs_done", "{s:#}");
+        let r = s["jobs"]["p"]["rendezvous"].clone();
+        assert_eq!(r["messages"], 1, "{r:#}");
+        let ns = |k: &str| r["mean_ns"][k].as_f64().unwrap();
+        (ns("request"), ns("match_wait"), ns("clear_to_send"), ns("data"), s["jobs"]["p"]["runtime_ns"].as_f64().unwrap())
+    };
+    let (request, wait, cts, data, runtime) = stages(0.0);
+    assert_eq!(wait, 0.0, "the receive was posted before the request arrived");
+    assert!(request > 0.0 && cts > 0.0 && data > cts, "{request} {cts} {data}");
+    assert!((request + cts + data - runtime).abs() < 1e-6, "stages {} against the run's {runtime}", request + cts + data);
+    let (request2, wait2, cts2, data2, runtime2) = stages(20_000.0);
+    assert!((wait2 - (20_000.0 - request2)).abs() < 1e-6, "match wait {wait2}, request {request2}");
+    assert_eq!((request2, cts2, data2), (request, cts, data), "only the wait changes on an idle network");
+    assert!((request2 + wait2 + cts2 + data2 - runtime2).abs() < 1e-6);
+    // Eager messages have no rendezvous stages.
+    let s = run(json!([{"name": "ar", "workload": "allreduce", "bytes": 8, "iterations": 2}]), json!({}));
+    assert!(s["jobs"]["ar"]["rendezvous"].is_null());
+}

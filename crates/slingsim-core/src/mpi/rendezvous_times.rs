@@ -1,0 +1,121 @@
+//! Where a job's rendezvous messages spend their time, stage by stage
+//! (issue 12: "measure where the time goes ... rendezvous round trips").
+//!
+//! A message above the eager threshold between nodes goes in four steps,
+//! each timed from the end of the one before:
+//! - *request*: from the send being posted until its request to send is
+//!   ready to match at the receiver (the sender's CPU and NIC queues, the
+//!   fabric, and any wait for earlier messages of the same pair);
+//! - *match wait*: until the receiver matched it: its receive not posted
+//!   yet (the receiver is behind), or its CPU busy walking posted
+//!   receives;
+//! - *clear to send*: until the receiver's clear to send is back at the
+//!   sender;
+//! - *data*: until the data has arrived at the receiver (the sender's
+//!   queues, the wire time of the data, the fabric).
+
+use crate::units::Ps;
+use serde_json::{json, Value};
+
+/// The stages, in order, as the summary names them.
+pub const STAGES: [&str; 4] = ["request", "match_wait", "clear_to_send", "data"];
+/// Indices of the stages in [`STAGES`].
+pub const REQUEST: usize = 0;
+pub const MATCH_WAIT: usize = 1;
+pub const CLEAR_TO_SEND: usize = 2;
+pub const DATA: usize = 3;
+
+/// Sums over a job's completed rendezvous messages.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RendezvousTimes {
+    /// Messages whose data arrived.
+    pub messages: u64,
+    /// Time in each stage ([`STAGES`]) over messages whose data arrived.
+    total: [u128; 4],
+}
+
+/// A rendezvous message's timestamps on its way: when it entered its
+/// current stage and the time it spent in each stage it has left.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stamps {
+    pub since: Ps,
+    pub spent: [Ps; 4],
+}
+
+impl Stamps {
+    /// Stamps of a message posted at `t`.
+    pub fn posted(t: Ps) -> Stamps {
+        Stamps { since: t, spent: [Ps::ZERO; 4] }
+    }
+
+    /// Stage `stage` ended at `t` (never before it began).
+    pub fn end(&mut self, stage: usize, t: Ps) {
+        let t = t.max(self.since);
+        self.spent[stage] = t - self.since;
+        self.since = t;
+    }
+}
+
+impl RendezvousTimes {
+    /// A message's data arrived: its four stages count (a message counts
+    /// only once all four are known, so every sum covers the same ones).
+    pub fn add(&mut self, s: &Stamps) {
+        self.messages += 1;
+        for (sum, spent) in self.total.iter_mut().zip(s.spent) {
+            *sum += spent.0 as u128;
+        }
+    }
+
+    /// `{"messages", "mean_ns": {stage: ns}, "share": {stage: fraction}}`,
+    /// or null when the job sent no rendezvous message that arrived.
+    pub fn summary(&self) -> Value {
+        if self.messages == 0 {
+            return Value::Null;
+        }
+        let all: u128 = self.total.iter().sum();
+        let mean: serde_json::Map<String, Value> =
+            STAGES.iter().zip(self.total).map(|(k, t)| (k.to_string(), json!(t as f64 / self.messages as f64 / 1000.0))).collect();
+        let share: serde_json::Map<String, Value> =
+            STAGES.iter().zip(self.total).map(|(k, t)| (k.to_string(), json!(if all > 0 { t as f64 / all as f64 } else { 0.0 }))).collect();
+        json!({"messages": self.messages, "mean_ns": mean, "share": share})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stages_add_up_to_the_message_time() {
+        let ns = |n: u64| Ps(n * 1000);
+        let mut s = Stamps::posted(ns(100));
+        s.end(0, ns(1100));
+        s.end(1, ns(1100)); // receive already posted
+        s.end(2, ns(2100));
+        s.end(3, ns(5100));
+        let mut r = RendezvousTimes::default();
+        r.add(&s);
+        let mut late = Stamps::posted(ns(0));
+        late.end(0, ns(1000));
+        late.end(1, ns(4000));
+        late.end(2, ns(5000));
+        late.end(3, ns(8000));
+        r.add(&late);
+        let v = r.summary();
+        assert_eq!(v["messages"], 2);
+        assert_eq!(v["mean_ns"]["request"], 1000.0);
+        assert_eq!(v["mean_ns"]["match_wait"], 1500.0);
+        assert_eq!(v["mean_ns"]["data"], 3000.0);
+        let share: f64 = STAGES.iter().map(|k| v["share"][k].as_f64().unwrap()).sum();
+        assert!((share - 1.0).abs() < 1e-12);
+        assert!(RendezvousTimes::default().summary().is_null());
+    }
+
+    #[test]
+    fn a_stage_never_runs_backwards() {
+        let mut s = Stamps::posted(Ps(5000));
+        s.end(0, Ps(4000));
+        assert_eq!(s.spent[0], Ps::ZERO);
+        assert_eq!(s.since, Ps(5000));
+    }
+}

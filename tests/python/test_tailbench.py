@@ -63,3 +63,36 @@ def test_key_figures_give_each_service_its_impacts_per_system():
     assert checks["slingshot_impact"]["Silo"] == {"mean": 1.0, "p99": 2.0}
     assert checks["aries_impact"]["Sphinx"] == {"mean": 3.0, "p99": 6.0}
     assert checks["identical_points"] == 2  # both Slingshot services: the same mean as alone
+    assert checks["aries_sphinx_suffers_least"] is True  # level with Silo
+    rows[-1]["impact_mean"] = 3.5  # Aries' Sphinx beside the incast, now above Silo's 3.0
+    assert key_figures(rows)["aries_sphinx_suffers_least"] is False
+    rows[-1]["impact_mean"] = None  # a censored point reads no verdict
+    assert key_figures(rows)["aries_sphinx_suffers_least"] is None
+
+
+def _request_bytes_and_compute_ns(job):
+    """The client's request size and the server's compute of one generated request."""
+    import json
+
+    from slingsim import _core
+    ops = json.loads(_core.generate_program(json.dumps({"name": "s", "iterations": 1, **job}), 2, 1))["ops"]
+    request = next(op["bytes"] for op in ops[1] if op["op"] == "send")
+    return request, next(op["ns"] for op in ops[0] if op["op"] == "compute")
+
+
+def test_scaled_sphinx_keeps_the_presets_compute_per_byte():
+    # The recipe's constants are the engine's own defaults for sphinx, and its scaled request keeps
+    # their ratio of service time to request bytes (the paper's reason Sphinx suffers least).
+    request, _ = _request_bytes_and_compute_ns({"workload": "sphinx"})
+    assert request == tailbench.SPHINX_PRESET_REQUEST_BYTES
+    workload, _, params = SERVICES["Sphinx"]
+    scaled, _ = _request_bytes_and_compute_ns({"workload": workload, "params": params})
+    assert scaled == tailbench.SPHINX_REQUEST_BYTES == 192
+    ratio = tailbench.SPHINX_SERVICE_NS / scaled
+    assert ratio == pytest.approx(tailbench.SPHINX_PRESET_SERVICE_NS / tailbench.SPHINX_PRESET_REQUEST_BYTES, rel=0.01)
+    # And no service has more compute per request byte (Xapian, 1 ms per 64 B, has as much).
+    for label, (other, _, other_params) in SERVICES.items():
+        if label != "Sphinx":
+            other_request, _ = _request_bytes_and_compute_ns({"workload": other, "params": other_params})
+            mean = {"silo": 20e3, "xapian": 1e6, "img-dnn": 2e6}[other]
+            assert mean / other_request <= ratio, label

@@ -36,10 +36,13 @@ def test_spread_ranks_visit_the_groups_in_turn():
 def test_variants_lift_one_cause_each_at_the_most_nodes_and_largest_size():
     points = study_points(quick=True)
     variants = [(l, c) for l, c in points if l["variant"] != "node-order"]
-    assert [l["variant"] for l, _ in variants] == ["spread", "spread-verbs", "spread-verbs-unmanaged"]
-    assert all(l["nodes"] == 512 and l["bytes"] == 32_768 for l, _ in variants)
-    spread, verbs, unmanaged = (c for _, c in variants)
+    assert [l["variant"] for l, _ in variants] == ["spread", "spread-verbs", "spread-verbs-unmanaged", "spread-4ppn"]
+    assert all(l["nodes"] == 512 and l["bytes"] == 32_768 and l["ppn"] == 1 for l, _ in variants[:3])
+    spread, verbs, unmanaged, four = (c for _, c in variants)
     assert spread["job"][0]["nodes"]["list"] == node_list(512, spread=True)
+    # Four processes per node at 8 KiB per rank pair, on the same spread nodes, over MPI.
+    assert variants[3][0]["ppn"] == four["job"][0]["ppn"] == 4 and variants[3][0]["bytes"] == four["job"][0]["bytes"] == 8192
+    assert four["job"][0]["nodes"]["list"] == node_list(512, spread=True) and "layer" not in four.get("host", {})
     assert "layer" not in spread.get("host", {}) and verbs["host"]["layer"] == "verbs"
     assert verbs["host"]["matching"]["location"] == "software"  # the preset's sections are kept
     assert unmanaged["congestion"]["algorithm"] == "none"
@@ -62,6 +65,10 @@ def test_rows_refuse_loss_and_unfinished_runs():
         row_of(labels, summary(lost=10))
     with pytest.raises(RuntimeError, match="did not finish"):
         row_of(labels, summary(finished=False))
+    # With 4 processes per node every rank pair counts: 4 x 64 ranks.
+    four = row_of({"nodes": 64, "bytes": 4096, "ppn": 4, "variant": "spread-4ppn"}, summary())
+    assert four["tbytes_per_s"] == pytest.approx(256 * 255 * 4096 / 1e6 / 1e3) and four["ppn"] == 4
+    assert 0 < four["fraction_of_schedule_bound"]
 
 
 def test_key_figures_read_the_largest_size_and_the_drop():

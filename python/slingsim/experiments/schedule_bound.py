@@ -114,16 +114,17 @@ def collective_bound(cfg: Config, nodes: Sequence[int], nbytes: int, collective:
             "algorithm": answer["algorithm"], "limits": limits}
 
 
-def alltoall_bound_tbytes_per_s(preset: str, nodes: Tuple[int, ...], nbytes: int) -> float:
-    """The most TB/s an MPI_Alltoall of ``nbytes`` per pair, one rank per node on ``nodes`` in order, can move
+def alltoall_bound_tbytes_per_s(preset: str, nodes: Tuple[int, ...], nbytes: int, ppn: int = 1) -> float:
+    """The most TB/s an MPI_Alltoall of ``nbytes`` per pair, ``ppn`` ranks per node on ``nodes`` in order, can move
     on ``preset`` by its schedule's bound, counting each pair's ``nbytes`` once as the recipes count a run's
     bandwidth (Bruck's rounds forward blocks, so they move more bytes than that). The preset is loaded with
     the study's ``--set`` overrides, and the bound is cached by the config they give, so it follows any that
     change the network's rates or MPICH's rounds (``mpi.alltoall_throttle``)."""
-    return _alltoall_bound(json.dumps(load_config(preset), sort_keys=True, default=str), nodes, nbytes)
+    return _alltoall_bound(json.dumps(load_config(preset), sort_keys=True, default=str), nodes, nbytes, ppn)
 
 
 @lru_cache(maxsize=64)
-def _alltoall_bound(cfg_json: str, nodes: Tuple[int, ...], nbytes: int) -> float:
-    b = collective_bound(json.loads(cfg_json), list(nodes), nbytes)
-    return len(nodes) * (len(nodes) - 1) * nbytes / b["seconds"] / 1e12
+def _alltoall_bound(cfg_json: str, nodes: Tuple[int, ...], nbytes: int, ppn: int) -> float:
+    b = collective_bound(json.loads(cfg_json), list(nodes), nbytes, ppn=ppn)
+    ranks = len(nodes) * ppn
+    return ranks * (ranks - 1) * nbytes / b["seconds"] / 1e12

@@ -70,29 +70,28 @@ def test_key_figures_give_each_service_its_impacts_per_system():
     assert key_figures(rows)["aries_sphinx_suffers_least"] is None
 
 
-def _request_bytes_and_compute_ns(job):
-    """The client's request size and the server's compute of one generated request."""
+def _request_bytes(job):
+    """The client's request size in one generated request of ``job``."""
     import json
 
     from slingsim import _core
     ops = json.loads(_core.generate_program(json.dumps({"name": "s", "iterations": 1, **job}), 2, 1))["ops"]
-    request = next(op["bytes"] for op in ops[1] if op["op"] == "send")
-    return request, next(op["ns"] for op in ops[0] if op["op"] == "compute")
+    return next(op["bytes"] for op in ops[1] if op["op"] == "send")
 
 
 def test_scaled_sphinx_keeps_the_presets_compute_per_byte():
     # The recipe's constants are the engine's own defaults for sphinx, and its scaled request keeps
     # their ratio of service time to request bytes (the paper's reason Sphinx suffers least).
-    request, _ = _request_bytes_and_compute_ns({"workload": "sphinx"})
+    request = _request_bytes({"workload": "sphinx"})
     assert request == tailbench.SPHINX_PRESET_REQUEST_BYTES
     workload, _, params = SERVICES["Sphinx"]
-    scaled, _ = _request_bytes_and_compute_ns({"workload": workload, "params": params})
+    scaled = _request_bytes({"workload": workload, "params": params})
     assert scaled == tailbench.SPHINX_REQUEST_BYTES == 192
     ratio = tailbench.SPHINX_SERVICE_NS / scaled
     assert ratio == pytest.approx(tailbench.SPHINX_PRESET_SERVICE_NS / tailbench.SPHINX_PRESET_REQUEST_BYTES, rel=0.01)
     # And no service has more compute per request byte (Xapian, 1 ms per 64 B, has as much).
     for label, (other, _, other_params) in SERVICES.items():
         if label != "Sphinx":
-            other_request, _ = _request_bytes_and_compute_ns({"workload": other, "params": other_params})
+            other_request = _request_bytes({"workload": other, "params": other_params})
             mean = {"silo": 20e3, "xapian": 1e6, "img-dnn": 2e6}[other]
             assert mean / other_request <= ratio, label

@@ -25,7 +25,7 @@ use super::{Simulation, NEVER};
 use crate::event::Event;
 use crate::mpi::collectives::schedule;
 use crate::mpi::op::{Op, PROC_NULL};
-use crate::mpi::rendezvous_times::{Stamps, CLEAR_TO_SEND, DATA, MATCH_WAIT, REQUEST};
+use crate::mpi::rendezvous_times::{CLEAR_TO_SEND, MATCH_WAIT, REQUEST};
 use crate::mpi::runtime::WireRecord;
 use crate::mpi::state::{reuse_or_push, Blocked, CollRun, Context, Envelope, Owner, PostedRecv, PutBurstRun, RmaKind, Wire};
 use crate::units::{ns_to_ps, Ps};
@@ -434,7 +434,7 @@ impl Simulation {
         let r = &mut self.mpi.ranks[g as usize];
         r.first_message = r.first_message.min(self.clock.now);
         let seq = r.send_seq.entry(dst).or_insert(0);
-        let env = Envelope { src: g, dst, comm, src_in_comm, tag, ctx, bytes, seq: *seq, send_req: slot, rendezvous, posted: self.clock.now, stages: Stamps::posted(self.clock.now) };
+        let env = Envelope { src: g, dst, comm, src_in_comm, tag, ctx, bytes, seq: *seq, send_req: slot, rendezvous, posted: self.clock.now, stages: Default::default() };
         *seq += 1;
         let job = &mut self.mpi.jobs[r.job as usize];
         job.messages += 1;
@@ -618,10 +618,9 @@ impl Simulation {
                 env.stages.end(CLEAR_TO_SEND, self.clock.now);
                 self.mpi_ship(env.src, env.dst, env.bytes, Wire::Data { env, recv_req }, self.clock.now);
             }
-            Wire::Data { mut env, recv_req } => {
-                env.stages.end(DATA, t);
+            Wire::Data { env, recv_req } => {
                 let job = self.mpi.ranks[env.src as usize].job as usize;
-                self.mpi.jobs[job].rendezvous.add(&env.stages);
+                self.mpi.jobs[job].rendezvous.add(env.posted, &env.stages, t);
                 self.mpi_complete(env.src, env.send_req, t);
                 self.mpi_recv_done(env.dst, recv_req, &env, t);
             }
@@ -657,7 +656,9 @@ impl Simulation {
     /// them in order, and every one it passes over is a failed attempt
     /// whose cost ([`crate::host::matching`]) delays the match.
     fn mpi_match(&mut self, mut env: Envelope, t: Ps) {
-        env.stages.end(REQUEST, t);
+        if env.rendezvous {
+            env.stages.end(REQUEST, t);
+        }
         let r = &self.mpi.ranks[env.dst as usize];
         let found = r.posted.iter().position(|pr| pr.matches(&env));
         let failed = found.unwrap_or(r.posted.len()) as u64;

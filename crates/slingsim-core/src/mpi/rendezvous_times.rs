@@ -19,11 +19,11 @@ use serde_json::{json, Value};
 
 /// The stages, in order, as the summary names them.
 pub const STAGES: [&str; 4] = ["request", "match_wait", "clear_to_send", "data"];
-/// Indices of the stages in [`STAGES`].
+/// Indices of the stages in [`STAGES`] whose end a message carries (the
+/// data's end is when it arrives).
 pub const REQUEST: usize = 0;
 pub const MATCH_WAIT: usize = 1;
 pub const CLEAR_TO_SEND: usize = 2;
-pub const DATA: usize = 3;
 
 /// Sums over a job's completed rendezvous messages.
 #[derive(Clone, Copy, Debug, Default)]
@@ -34,35 +34,32 @@ pub struct RendezvousTimes {
     total: [u128; 4],
 }
 
-/// A rendezvous message's timestamps on its way: when it entered its
-/// current stage and the time it spent in each stage it has left.
+/// When a rendezvous message's first three stages ended; the first began
+/// when its send was posted (the envelope's `posted`).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Stamps {
-    pub since: Ps,
-    pub spent: [Ps; 4],
+    pub ends: [Ps; 3],
 }
 
 impl Stamps {
-    /// Stamps of a message posted at `t`.
-    pub fn posted(t: Ps) -> Stamps {
-        Stamps { since: t, spent: [Ps::ZERO; 4] }
-    }
-
-    /// Stage `stage` ended at `t` (never before it began).
+    /// Stage `stage` ended at `t`.
     pub fn end(&mut self, stage: usize, t: Ps) {
-        let t = t.max(self.since);
-        self.spent[stage] = t - self.since;
-        self.since = t;
+        self.ends[stage] = t;
     }
 }
 
 impl RendezvousTimes {
-    /// A message's data arrived: its four stages count (a message counts
-    /// only once all four are known, so every sum covers the same ones).
-    pub fn add(&mut self, s: &Stamps) {
+    /// The data of a message posted at `posted` arrived at `arrived`: its
+    /// four stages count (a message counts only once all four are known,
+    /// so every sum covers the same ones). A stage is never taken to end
+    /// before the one ahead of it.
+    pub fn add(&mut self, posted: Ps, s: &Stamps, arrived: Ps) {
         self.messages += 1;
-        for (sum, spent) in self.total.iter_mut().zip(s.spent) {
-            *sum += spent.0 as u128;
+        let mut since = posted;
+        for (sum, end) in self.total.iter_mut().zip(s.ends.iter().copied().chain([arrived])) {
+            let end = end.max(since);
+            *sum += (end - since).0 as u128;
+            since = end;
         }
     }
 
@@ -88,19 +85,17 @@ mod tests {
     #[test]
     fn stages_add_up_to_the_message_time() {
         let ns = |n: u64| Ps(n * 1000);
-        let mut s = Stamps::posted(ns(100));
-        s.end(0, ns(1100));
-        s.end(1, ns(1100)); // receive already posted
-        s.end(2, ns(2100));
-        s.end(3, ns(5100));
+        let mut s = Stamps::default();
+        s.end(REQUEST, ns(1100));
+        s.end(MATCH_WAIT, ns(1100)); // receive already posted
+        s.end(CLEAR_TO_SEND, ns(2100));
         let mut r = RendezvousTimes::default();
-        r.add(&s);
-        let mut late = Stamps::posted(ns(0));
-        late.end(0, ns(1000));
-        late.end(1, ns(4000));
-        late.end(2, ns(5000));
-        late.end(3, ns(8000));
-        r.add(&late);
+        r.add(ns(100), &s, ns(5100));
+        let mut late = Stamps::default();
+        late.end(REQUEST, ns(1000));
+        late.end(MATCH_WAIT, ns(4000));
+        late.end(CLEAR_TO_SEND, ns(5000));
+        r.add(ns(0), &late, ns(8000));
         let v = r.summary();
         assert_eq!(v["messages"], 2);
         assert_eq!(v["mean_ns"]["request"], 1000.0);
@@ -113,9 +108,15 @@ mod tests {
 
     #[test]
     fn a_stage_never_runs_backwards() {
-        let mut s = Stamps::posted(Ps(5000));
-        s.end(0, Ps(4000));
-        assert_eq!(s.spent[0], Ps::ZERO);
-        assert_eq!(s.since, Ps(5000));
+        let mut s = Stamps::default();
+        s.end(REQUEST, Ps(4000));
+        s.end(MATCH_WAIT, Ps(6000));
+        s.end(CLEAR_TO_SEND, Ps(7000));
+        let mut r = RendezvousTimes::default();
+        r.add(Ps(5000), &s, Ps(9000));
+        let v = r.summary();
+        assert_eq!(v["mean_ns"]["request"], 0.0);
+        assert_eq!(v["mean_ns"]["match_wait"], 1.0);
+        assert_eq!(STAGES.iter().map(|k| v["mean_ns"][k].as_f64().unwrap()).sum::<f64>(), 4.0);
     }
 }

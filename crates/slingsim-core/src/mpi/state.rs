@@ -39,7 +39,7 @@ pub struct Envelope {
     pub rendezvous: bool,
     /// When the sender posted it.
     pub posted: Ps,
-    /// A rendezvous message's time in each of its stages so far.
+    /// When a rendezvous message's stages ended, so far.
     pub stages: super::rendezvous_times::Stamps,
 }
 

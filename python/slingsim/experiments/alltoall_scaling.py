@@ -29,7 +29,9 @@ rendezvous, no eager copies, less CPU per message), then also without congestion
 over MPI on the spread nodes, four processes per node at 8 KiB per rank pair (``VARIANT_SHAPES``:
 eager messages, four CPUs sharing a node's per-message costs). Each is a row with its ``variant``;
 the figure's lines and the paper's checks read only the recipe's own rows (``node-order``). Each row
-also has the mean time its rendezvous messages spent in each stage (``rendezvous_*_us``).
+also has the mean time its rendezvous messages spent in each stage (``rendezvous_*_us``), and how
+long the busiest rank's CPU worked on MPI (``mpi_cpu_us_max``; ``mpi_cpu_fraction`` of the run: near 1
+the host, not the network, sets the pace).
 """
 from __future__ import annotations
 
@@ -151,7 +153,9 @@ def row_of(labels: Dict[str, Any], summary: Dict[str, Any]) -> Dict[str, Any]:
     bound = alltoall_bound_tbytes_per_s(SYSTEM, tuple(nodes), labels["bytes"], ppn)
     rendezvous = job.get("rendezvous") or {}
     stages = {f"rendezvous_{k}_us": (rendezvous["mean_ns"][k] / 1e3 if rendezvous else None) for k in RENDEZVOUS_STAGES}
+    cpu = job.get("mpi_cpu_ns") or {}
     return {**labels, "variant": variant, "ppn": ppn, "iteration_us": mean_ns / 1e3, "tbytes_per_s": tbps, **stages,
+            "mpi_cpu_us_max": cpu["max"] / 1e3 if cpu else None, "mpi_cpu_fraction": job.get("mpi_cpu_fraction"),
             "peak_tbytes_per_s": peak,
             "fraction_of_peak": tbps / peak, "schedule_bound_tbytes_per_s": bound,
             "fraction_of_schedule_bound": tbps / bound, "bytes_lost": summary.get("bytes_lost", 0)}
@@ -190,7 +194,8 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
                                 "of_schedule_bound": round(r["fraction_of_schedule_bound"], 4),
                                 "what": RECIPE_WHAT if v == RECIPE else VARIANTS[v][0],
                                 "ppn": r.get("ppn", 1), "bytes": r["bytes"],
-                                "rendezvous_us": _rendezvous_stages(r)}
+                                "rendezvous_us": _rendezvous_stages(r),
+                                "mpi_cpu_fraction": _rounded(r.get("mpi_cpu_fraction"), 4)}
                             for v, r in steps.items()},
         "spread_alltoall_peak_fraction": None if spread is None else round(spread["fraction_of_peak"], 4),
         "paper": {"source": "[Roweth] Sec. II-F, Fig. 3", "best_tbytes_per_s": PAPER_BEST_TBPS,
@@ -198,6 +203,10 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
                   "shape": "scales well with the nodes; changes at 256-512 B (Bruck to a permutation); "
                            "no packet dropped"},
     }
+
+
+def _rounded(value: Optional[float], digits: int) -> Optional[float]:
+    return None if value is None else round(value, digits)
 
 
 def _rendezvous_stages(row: Dict[str, Any]) -> Optional[Dict[str, float]]:

@@ -48,7 +48,8 @@ EXPERIMENTS = {
                      "the simple message-rate test", "sandia_message_rate", "run_message_rate"),
     "alltoall-scaling": ("[Roweth] Fig. 3, MPI_Alltoall bandwidth on Shandy against message size for 64 to "
                          "1024 nodes spread over all 8 groups, against the 12.8 TB/s peak; at the most nodes also with the ranks "
-                         "spread over the groups, on bare verbs, and without congestion management", "alltoall_scaling",
+                         "spread over the groups, on bare verbs, without congestion management, and with 4 processes per node",
+                         "alltoall_scaling",
                          "run_alltoall_scaling"),
     "bisection-alltoall": ("[DeSensi20] Fig. 6, bisection and MPI_Alltoall bandwidth on the 1024 nodes of Shandy "
                            "against their 6.4 and 12.8 TB/s peaks", "bisection_alltoall", "run_bisection_alltoall"),

@@ -133,6 +133,8 @@ impl Simulation {
                 "max_comm_time_ns": comm.max_span,
                 "mpi_time_ns": comm.mpi_time,
                 "mpi_time_fraction": comm.mpi_fraction,
+                "mpi_cpu_ns": comm.mpi_cpu,
+                "mpi_cpu_fraction": comm.mpi_cpu_fraction,
             });
             if !stop_rule.is_null() {
                 entry["stop_rule"] = stop_rule;
@@ -179,6 +181,13 @@ struct CommunicationTimes {
     mpi_time: Value,
     /// Mean over the ranks of that time, divided by the job's run time.
     mpi_fraction: Value,
+    /// Per rank, the MPI work its CPU did (the layers' per-message times,
+    /// eager copies, software matching; [`crate::mpi::state::Rank::cpu_work`]):
+    /// `{mean, max}` over the ranks.
+    mpi_cpu: Value,
+    /// The busiest rank's MPI CPU work over the job's run time: near 1, a
+    /// CPU was busy with MPI the whole run, and the host bounds the job.
+    mpi_cpu_fraction: Value,
 }
 
 impl Simulation {
@@ -189,7 +198,13 @@ impl Simulation {
         let ranks = &self.mpi.ranks[job.first_rank as usize..(job.first_rank + job.ranks) as usize];
         let finished = job.end != NEVER && !job.repeat && ranks.iter().all(|r| r.done_at != NEVER);
         if !finished {
-            return CommunicationTimes { max_span: Value::Null, mpi_time: Value::Null, mpi_fraction: Value::Null };
+            return CommunicationTimes {
+                max_span: Value::Null,
+                mpi_time: Value::Null,
+                mpi_fraction: Value::Null,
+                mpi_cpu: Value::Null,
+                mpi_cpu_fraction: Value::Null,
+            };
         }
         let max_span = ranks
             .iter()
@@ -212,10 +227,14 @@ impl Simulation {
             .collect();
         let mean = mpi.iter().map(|&t| t.as_f64()).sum::<f64>() / mpi.len().max(1) as f64;
         let runtime = (job.end - job.start).as_f64();
+        let cpu_mean = ranks.iter().map(|r| r.cpu_work.as_f64()).sum::<f64>() / ranks.len().max(1) as f64;
+        let cpu_max = ranks.iter().map(|r| r.cpu_work).max().unwrap_or(Ps::ZERO);
         CommunicationTimes {
             max_span,
             mpi_time: json!({"mean": mean / 1000.0, "max": ps_to_ns(mpi.iter().copied().max().unwrap_or(Ps::ZERO))}),
             mpi_fraction: if runtime > 0.0 { json!(mean / runtime) } else { Value::Null },
+            mpi_cpu: json!({"mean": cpu_mean / 1000.0, "max": ps_to_ns(cpu_max)}),
+            mpi_cpu_fraction: if runtime > 0.0 { json!(cpu_max.as_f64() / runtime) } else { Value::Null },
         }
     }
 }

@@ -133,7 +133,9 @@ impl Simulation {
     fn mpi_cpu_take(&mut self, g: u32, from: Ps, cost: Ps) -> Ps {
         let start = from.max(self.mpi.ranks[g as usize].cpu_busy);
         let end = self.mpi_cpu_end(g, start + cost);
-        self.mpi.ranks[g as usize].cpu_busy = end;
+        let r = &mut self.mpi.ranks[g as usize];
+        r.cpu_busy = end;
+        r.cpu_work += cost;
         end
     }
 
@@ -142,6 +144,7 @@ impl Simulation {
     fn mpi_cpu_queue(&mut self, g: u32, from: Ps, cost: Ps) -> Ps {
         let r = &mut self.mpi.ranks[g as usize];
         r.cpu_busy = from.max(r.cpu_busy) + cost;
+        r.cpu_work += cost;
         r.cpu_busy
     }
 
@@ -684,7 +687,13 @@ impl Simulation {
         job.failed_match_attempts += failed;
         job.matched_messages += 1;
         match m.location {
-            crate::host::MatchingLocation::Software => m.walk(failed, t, &mut r.cpu_busy),
+            crate::host::MatchingLocation::Software => {
+                let end = m.walk(failed, t, &mut r.cpu_busy);
+                if m.active() {
+                    r.cpu_work += m.hold(failed);
+                }
+                end
+            }
             crate::host::MatchingLocation::Nic => {
                 let node = r.node as usize;
                 if rt.nic_match_busy.len() <= node {

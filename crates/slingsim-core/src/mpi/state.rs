@@ -220,6 +220,10 @@ pub struct Rank {
     /// counted: a rank's receives complete during its compute as if its
     /// MPI progressed there.
     pub cpu_busy: Ps,
+    /// The MPI work this rank's CPU has done: the sum of every cost queued
+    /// at `cpu_busy`, without host noise's detours (`detoured`) and without
+    /// the time the CPU stood idle between them.
+    pub cpu_work: Ps,
     pub unexpected: Vec<(Envelope, Ps)>,
     /// Next sequence number to each receiver, and expected from each sender.
     pub send_seq: HashMap<u32, u64>,
@@ -262,6 +266,7 @@ impl Rank {
             coll_seq: HashMap::new(),
             posted: Vec::new(),
             cpu_busy: Ps::ZERO,
+            cpu_work: Ps::ZERO,
             rma_in_flight: 0,
             rma_held: VecDeque::new(),
             bursts: Vec::new(),

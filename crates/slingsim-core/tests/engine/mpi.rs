@@ -441,3 +441,33 @@ fn rendezvous_times_show_a_late_receiver_as_match_wait() {
     let s = run(json!([{"name": "ar", "workload": "allreduce", "bytes": 8, "iterations": 2}]), json!({}));
     assert!(s["jobs"]["ar"]["rendezvous"].is_null());
 }
+
+#[test]
+fn mpi_cpu_time_sums_each_ranks_message_costs_and_leaves_out_compute() {
+    // Rank 0 computes 10 us, then sends three 1 KiB eager messages to rank
+    // 1. With the layers below MPI free, each send costs the sender its
+    // 50 ns and each receive the receiver its 70 ns; eager copies at 10
+    // GB/s add 102.4 ns a side per message. Compute is not MPI work.
+    let cpu = |host: Value| {
+        let send = json!({"op": "send", "comm": 0, "peer": 1, "tag": 0, "bytes": 1024});
+        let recv = json!({"op": "recv", "comm": 0, "peer": 0, "tag": 0, "bytes": 1024});
+        let program = json!({"ranks": 2, "comms": [[0, 1]], "ops": [
+            [{"op": "compute", "ns": 10_000.0}, send, send, send], [recv, recv, recv]]});
+        let s = run_on_host(json!([{"name": "p", "workload": "program", "program": program, "nodes": {"list": [0, 11]}}]),
+                            json!({"send_overhead_ns": 50, "recv_overhead_ns": 70, "memory_gbytes_per_s": 10}), host);
+        assert_eq!(s["end_reason"], "jobs_done", "{s:#}");
+        let j = s["jobs"]["p"].clone();
+        let (mean, max) = (j["mpi_cpu_ns"]["mean"].as_f64().unwrap(), j["mpi_cpu_ns"]["max"].as_f64().unwrap());
+        let fraction = j["mpi_cpu_fraction"].as_f64().unwrap();
+        assert!((fraction - max / j["runtime_ns"].as_f64().unwrap()).abs() < 1e-12, "{j:#}");
+        assert!(fraction > 0.0 && fraction < 0.1, "10 us of compute and a few hundred ns of MPI: {fraction}");
+        (mean, max)
+    };
+    let (mean, max) = cpu(bare_host());
+    assert!((max - 210.0).abs() < 1e-6 && (mean - 180.0).abs() < 1e-6, "sender 150 ns, receiver 210 ns: {mean} {max}");
+    let mut copies = bare_host();
+    copies["eager_copies"] = json!(true);
+    let (mean, max) = cpu(copies);
+    assert!((max - 3.0 * (70.0 + 102.4)).abs() < 1e-6, "receiver {max}");
+    assert!((mean - 3.0 * (60.0 + 102.4)).abs() < 1e-6, "mean {mean}");
+}

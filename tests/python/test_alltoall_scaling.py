@@ -86,6 +86,7 @@ def test_key_figures_read_the_largest_size_and_the_drop():
     assert k["where_time_goes"]["node-order"]["rendezvous_us"] is None
     # Rows without the CPU's share (none here) report None, not 0.
     assert k["where_time_goes"]["spread"]["mpi_cpu_fraction"] is None
+    assert k["where_time_goes"]["spread"]["nonminimal_fraction"] is None
     assert k["largest_bytes"] == 32768 and k["most_nodes"] == 128
     # The variant's row stays out of the recipe's figures and is reported beside them.
     assert k["spread_alltoall_peak_fraction"] == pytest.approx(3.0 / 3.2, abs=1e-4)
@@ -108,3 +109,4 @@ def test_more_nodes_move_more_and_lose_nothing():
     assert all(0 < r["fraction_of_schedule_bound"] <= 1.0 for r in rows)
     # A rank's MPI work runs on one CPU, one piece after another: never more than the run's time.
     assert all(0 < r["mpi_cpu_us_max"] <= r["iteration_us"] and r["mpi_cpu_fraction"] <= 1.0 for r in rows)
+    assert all(0 <= r["nonminimal_fraction"] < 1 for r in rows)

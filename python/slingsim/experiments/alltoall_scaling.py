@@ -31,7 +31,8 @@ eager messages, four CPUs sharing a node's per-message costs). Each is a row wit
 the figure's lines and the paper's checks read only the recipe's own rows (``node-order``). Each row
 also has the mean time its rendezvous messages spent in each stage (``rendezvous_*_us``), and how
 long the busiest rank's CPU worked on MPI (``mpi_cpu_us_max``; ``mpi_cpu_fraction`` of the run: near 1
-the host, not the network, sets the pace).
+the host, not the network, sets the pace), and the share of its packets adaptive routing sent on
+non-minimal paths (``nonminimal_fraction``; the paper's counters showed "high numbers of reroutes").
 """
 from __future__ import annotations
 
@@ -156,6 +157,7 @@ def row_of(labels: Dict[str, Any], summary: Dict[str, Any]) -> Dict[str, Any]:
     cpu = job.get("mpi_cpu_ns") or {}
     return {**labels, "variant": variant, "ppn": ppn, "iteration_us": mean_ns / 1e3, "tbytes_per_s": tbps, **stages,
             "mpi_cpu_us_max": cpu["max"] / 1e3 if cpu else None, "mpi_cpu_fraction": job.get("mpi_cpu_fraction"),
+            "nonminimal_fraction": summary.get("nonminimal_fraction"),
             "peak_tbytes_per_s": peak,
             "fraction_of_peak": tbps / peak, "schedule_bound_tbytes_per_s": bound,
             "fraction_of_schedule_bound": tbps / bound, "bytes_lost": summary.get("bytes_lost", 0)}
@@ -195,7 +197,8 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
                                 "what": RECIPE_WHAT if v == RECIPE else VARIANTS[v][0],
                                 "ppn": r.get("ppn", 1), "bytes": r["bytes"],
                                 "rendezvous_us": _rendezvous_stages(r),
-                                "mpi_cpu_fraction": _rounded(r.get("mpi_cpu_fraction"), 4)}
+                                "mpi_cpu_fraction": _rounded(r.get("mpi_cpu_fraction"), 4),
+                                "nonminimal_fraction": _rounded(r.get("nonminimal_fraction"), 4)}
                             for v, r in steps.items()},
         "spread_alltoall_peak_fraction": None if spread is None else round(spread["fraction_of_peak"], 4),
         "paper": {"source": "[Roweth] Sec. II-F, Fig. 3", "best_tbytes_per_s": PAPER_BEST_TBPS,

@@ -407,9 +407,10 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "rendezvous above 16 KiB: a message's data waits for its receiver to post the receive, so each block of 32 "
         "peers waits for its receivers' progress too (on 1024 nodes a message spends 28 us in its handshake, 14 of "
         "them waiting for the receiver, before 39 us of data); on bare verbs (no rendezvous) the same ranks reach 0.84 in "
-        "full mode (0.79 without congestion management), and without the host's CPU costs MPI still gives 0.56; "
-        "with every peer posted at once (mpi.alltoall_throttle = 0) 0.72; with 4 processes per node at 8 KiB per "
-        "rank pair (eager) 0.73; where_time_goes in the recipe's --json",
+        "full mode (0.79 without congestion management), and without the host's CPU costs MPI still gives 0.56 "
+        "(no rank's CPU is busy with MPI for more than 12% of the run); with every peer posted at once "
+        "(mpi.alltoall_throttle = 0) 0.72; with 4 processes per node at 8 KiB per rank pair (eager) 0.73, the busiest "
+        "CPU then working 61% of the run (8 per node at 4 KiB: 0.69); where_time_goes in the recipe's --json",
     ("alltoall-scaling", "the most MPICH's rounds allow on the most nodes with our rank order, fraction of the peak"):
         "in node order each round of 32 peers sends a group's bytes to one or two other groups, and bytes beyond a "
         "group pair's 8 direct links cross two global links; the paper's 0.89 shows its ranks were spread over "

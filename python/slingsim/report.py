@@ -96,11 +96,12 @@ def summary_text(summary: Dict[str, Any], title: str) -> str:
 
 
 JOB_HEADERS = ["job", "ranks", "finished", "runtime ns", "iterations", "iter mean ns", "iter p99 ns",
-               "msg latency mean ns", "messages", "impact"]
+               "msg latency mean ns", "messages", "busiest MPI CPU", "impact"]
 
 
 def jobs_text(jobs: Dict[str, Any]) -> str:
-    """One line per MPI job: time, iterations, message latency and, when measured, congestion impact;
+    """One line per MPI job: time, iterations, message latency, the busiest rank's share of the run its
+    CPU spent on MPI work and, when measured, congestion impact;
     then where the ranks of unfinished jobs wait and what their programs could not represent."""
     rows = []
     notes = []
@@ -111,6 +112,7 @@ def jobs_text(jobs: Dict[str, Any]) -> str:
             name, number(j["ranks"]), "yes" if j["finished"] else ("repeats" if j["repeat"] else "NO"),
             number(j.get("runtime_ns"), 0), number(j["iterations"]), number(it.get("mean"), 0), number(it.get("p99"), 0),
             number(j["message_latency_ns"].get("mean"), 0), number(j["messages"]),
+            "-" if j.get("mpi_cpu_fraction") is None else f"{100 * j['mpi_cpu_fraction']:.0f}%",
             "-" if imp is None else f"{imp['impact_mean']:.2f}x",
         ])
         for w in j.get("waiting_ranks", []):

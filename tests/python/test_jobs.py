@@ -156,3 +156,26 @@ def test_slingshot_protects_a_victim_job_that_back_pressure_alone_does_not():
                              scheduler="sync")
     assert slingshot["impact_mean"] < 1.5
     assert none["impact_mean"] > 30.0
+
+
+def test_the_job_table_shows_how_busy_mpi_kept_the_busiest_cpu():
+    # An 8 B allreduce spends its run on MPI (nothing to compute); with 20 us of compute per
+    # iteration the CPU's MPI share falls. A repeating job never finishes, so it has none.
+    from slingsim.report import jobs_text
+
+    def share(compute_ns):
+        job = {"name": "ar", "workload": "allreduce", "bytes": 8, "iterations": 4}
+        if compute_ns:
+            job["compute_ns"] = compute_ns
+        j = api.run_summary(small(job), cache=False)["jobs"]["ar"]
+        assert 0 < j["mpi_cpu_ns"]["mean"] <= j["mpi_cpu_ns"]["max"] <= j["runtime_ns"]
+        return j["mpi_cpu_fraction"], jobs_text({"ar": j})
+
+    busy, text = share(0)
+    idle, _ = share(20_000)
+    assert idle < busy <= 1.0
+    assert "busiest MPI CPU" in text and f"{100 * busy:.0f}%" in text.splitlines()[-1]
+    repeating = api.run_summary(small({"name": "bg", "workload": "allreduce", "bytes": 8, "iterations": 1,
+                                       "repeat": True}, sim={"max_time_ns": 2e5}), cache=False)["jobs"]["bg"]
+    assert repeating["mpi_cpu_fraction"] is None
+    assert jobs_text({"bg": repeating}).splitlines()[-1].split()[-2] == "-"

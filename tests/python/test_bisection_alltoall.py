@@ -14,6 +14,7 @@ from slingsim.experiments.bisection_alltoall import (
     key_figures,
     moved_bytes,
     node_list,
+    row_of,
     study_points,
 )
 from slingsim.sweep import run_summaries
@@ -43,6 +44,10 @@ def test_alltoall_algorithms_by_size_lose_nothing_and_stay_under_injection():
     # [DeSensi20] Fig. 6's drop above 256 B: one message per peer costs each rank's CPU 511 sends and 511
     # receives, where Bruck's rounds aggregate the blocks into 9 messages.
     assert rate[1] < rate[0], "512 B should move less than 256 B on 512 nodes"
+    # And the CPU is why: at 512 B the busiest rank's CPU works on MPI for the whole run, at 256 B hardly.
+    rows = [row_of(l, s, quick=True) for (l, _), s in zip(chosen, summaries)]
+    assert rows[1]["mpi_cpu_fraction"] > 0.95 > 0.2 > rows[0]["mpi_cpu_fraction"]
+    assert all(0 <= r["nonminimal_fraction"] < 1 for r in rows)
 
 
 def test_key_figures_and_the_cut():

@@ -153,27 +153,35 @@ def run_bisection_alltoall(
     test and size with TB/s and the fraction of the peak."""
     started = provenance.now()
     rows, summaries = [], []
-    injection = injection_tbytes_per_s(len(node_list(quick)))
     for labels, summary in run_labelled(study_points(quick), scheduler, workers, progress, cache):
         summaries.append(summary)
-        job = summary["jobs"][labels["test"]]
-        mean_ns = job["iteration_ns"]["mean"] if job["iteration_ns"] else None
-        ranks = labels["nodes"] * labels["ppn"]
-        tbps = moved_bytes(labels["test"], ranks, labels["bytes"]) / mean_ns / 1e3 if mean_ns else None
-        peak = min(BISECTION_PEAK_TBPS if labels["test"] == "bisection" else ALLTOALL_PEAK_TBPS,
-                   injection)
-        bound = (alltoall_bound_tbytes_per_s(SYSTEM, tuple(node_list(quick)), labels["bytes"])
-                 if labels["test"] == "alltoall" else None)
-        rows.append({**labels, "iteration_us": mean_ns / 1e3 if mean_ns else None, "tbytes_per_s": tbps,
-                     "peak_tbytes_per_s": peak, "fraction_of_peak": tbps / peak if tbps else None,
-                     "schedule_bound_tbytes_per_s": bound,
-                     "fraction_of_schedule_bound": tbps / bound if tbps and bound else None,
-                     "bytes_lost": summary.get("bytes_lost", 0)})
+        rows.append(row_of(labels, summary, quick))
     checks = key_figures(rows, cut_crossed(node_list(quick)))
     with study_output(out_dir, summaries, started, {"quick": quick}) as out:
         out.write(bisection_alltoall=rows)
         plot(rows, out.path / "bisection_alltoall.png", out.provenance)
         return out.table(rows, checks)
+
+
+def row_of(labels: Dict[str, Any], summary: Dict[str, Any], quick: bool) -> Dict[str, Any]:
+    """One point's row: TB/s against the peak (and, for the alltoall, against what its rounds allow),
+    the busiest rank's share of the run its CPU spent on MPI, and the share of packets routed
+    non-minimally."""
+    job = summary["jobs"][labels["test"]]
+    mean_ns = job["iteration_ns"]["mean"] if job["iteration_ns"] else None
+    ranks = labels["nodes"] * labels["ppn"]
+    tbps = moved_bytes(labels["test"], ranks, labels["bytes"]) / mean_ns / 1e3 if mean_ns else None
+    peak = min(BISECTION_PEAK_TBPS if labels["test"] == "bisection" else ALLTOALL_PEAK_TBPS,
+               injection_tbytes_per_s(len(node_list(quick))))
+    bound = (alltoall_bound_tbytes_per_s(SYSTEM, tuple(node_list(quick)), labels["bytes"])
+             if labels["test"] == "alltoall" else None)
+    return {**labels, "iteration_us": mean_ns / 1e3 if mean_ns else None, "tbytes_per_s": tbps,
+            "peak_tbytes_per_s": peak, "fraction_of_peak": tbps / peak if tbps else None,
+            "schedule_bound_tbytes_per_s": bound,
+            "fraction_of_schedule_bound": tbps / bound if tbps and bound else None,
+            "mpi_cpu_fraction": job.get("mpi_cpu_fraction"),
+            "nonminimal_fraction": summary.get("nonminimal_fraction"),
+            "bytes_lost": summary.get("bytes_lost", 0)}
 
 
 def cut_crossed(nodes: List[int]) -> bool:

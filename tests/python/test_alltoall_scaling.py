@@ -8,6 +8,7 @@ from slingsim.experiments.alltoall_scaling import (
     key_figures,
     node_list,
     peak_tbytes_per_s,
+    plot,
     row_of,
     study_points,
 )
@@ -110,3 +111,25 @@ def test_more_nodes_move_more_and_lose_nothing():
     # A rank's MPI work runs on one CPU, one piece after another: never more than the run's time.
     assert all(0 < r["mpi_cpu_us_max"] <= r["iteration_us"] and r["mpi_cpu_fraction"] <= 1.0 for r in rows)
     assert all(0 <= r["nonminimal_fraction"] < 1 for r in rows)
+
+
+def test_the_figure_draws_every_variant_and_where_the_time_goes(tmp_path):
+    """Every variant gets a marker (more variants than markers included) and a bar at the most nodes; a run
+    without the CPU's share gets no dot. conftest.py checks that no label collides."""
+    rows = [{"nodes": n, "bytes": b, "variant": "node-order", "tbytes_per_s": t, "fraction_of_peak": t / 12.8,
+             "mpi_cpu_fraction": 0.1} for n, b, t in ((64, 256, 0.05), (64, 32768, 0.8), (128, 256, 0.1), (128, 32768, 1.5))]
+    rows += [{"nodes": 128, "bytes": 32768, "variant": f"v{k}", "tbytes_per_s": 1.0 + k, "fraction_of_peak": (1.0 + k) / 12.8,
+              "mpi_cpu_fraction": None if k == 2 else 0.1 * k} for k in range(9)]
+    import matplotlib.pyplot as plt
+    from unittest import mock
+
+    with mock.patch("slingsim.experiments.alltoall_scaling.save_figure") as save:
+        plot(rows, tmp_path / "a.png")
+        fig = save.call_args[0][0]
+    lines, where = fig.axes
+    assert len(lines.get_legend().get_texts()) == 2 + 9
+    assert [t.get_text() for t in where.get_yticklabels()] == ["node-order"] + [f"v{k}" for k in range(9)]
+    dots = where.get_lines()[0].get_xdata()
+    assert len(dots) == 9 and 0.1 in list(dots)
+    fig.savefig(tmp_path / "a.png")
+    plt.close(fig)

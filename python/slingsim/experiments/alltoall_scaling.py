@@ -36,6 +36,7 @@ non-minimal paths (``nonminimal_fraction``; the paper's counters showed "high nu
 """
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -233,15 +234,17 @@ def run_alltoall_scaling(
 
 
 def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, Any]] = None) -> Path:
-    """TB/s against message size, one line per node count, the variants as open markers at the largest size,
-    the full machine's peak dashed."""
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    """Left: TB/s against message size, one line per node count, the variants as open markers at the largest
+    size, the full machine's peak dashed. Right, where the time goes at the most nodes: each run's fraction of
+    the peak as a bar, and the busiest rank's share of the run its CPU spent on MPI as a dot."""
+    fig, (ax, where) = plt.subplots(1, 2, figsize=(10, 3.8), gridspec_kw={"width_ratios": [1.3, 1]})
     recipe = [r for r in rows if r.get("variant", RECIPE) == RECIPE]
     for k, count in enumerate(sorted({r["nodes"] for r in recipe})):
         mine = sorted((r for r in recipe if r["nodes"] == count), key=lambda r: r["bytes"])
         ax.plot([r["bytes"] for r in mine], [r["tbytes_per_s"] for r in mine], marker="o", ms=3, color=f"C{k}",
                 label=f"{count} nodes")
-    for k, (r, marker) in enumerate(zip((r for r in rows if r.get("variant", RECIPE) != RECIPE), "^sDv")):
+    variants = [r for r in rows if r.get("variant", RECIPE) != RECIPE]
+    for k, (r, marker) in enumerate(zip(variants, itertools.cycle("^sDvP<>"))):
         # Set a little apart to the right of their size, so markers of equal height stay visible.
         ax.plot([r["bytes"] * 1.15 ** (k + 1)], [r["tbytes_per_s"]], marker=marker, ls="none", color="k",
                 mfc="none", label=f"{r['nodes']} nodes, {r['variant']}")
@@ -250,7 +253,29 @@ def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, 
     ax.set_yscale("log")
     ax.set_xlabel("message size per pair (bytes)")
     ax.set_ylabel("TB/s")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7)
+    _plot_where_time_goes(where, recipe, variants)
     fig.suptitle("MPI_Alltoall on Shandy, lines with 1 process per node (12.8 TB/s peak dashed)", fontsize=10)
     fig.tight_layout()
     return save_figure(fig, path, provenance)
+
+
+def _plot_where_time_goes(ax: Any, recipe: List[Dict[str, Any]], variants: List[Dict[str, Any]]) -> None:
+    """The recipe's run at the most nodes and largest size and each variant: fraction of the peak (bar) and
+    the busiest rank's MPI CPU share of the run (dot; none where the summary had none)."""
+    most = max(r["nodes"] for r in recipe)
+    top = max((r for r in recipe if r["nodes"] == most), key=lambda r: r["bytes"])
+    runs = [top] + [r for r in variants if r["nodes"] == most]
+    names = [r.get("variant", RECIPE) for r in runs]
+    y = list(range(len(runs)))
+    ax.barh(y, [r["fraction_of_peak"] for r in runs], color="0.7", label="fraction of the peak")
+    cpu = [(i, r.get("mpi_cpu_fraction")) for i, r in zip(y, runs) if r.get("mpi_cpu_fraction") is not None]
+    if cpu:
+        ax.plot([c for _, c in cpu], [i for i, _ in cpu], "o", color="C3", label="busiest CPU on MPI")
+    ax.set_yticks(y)
+    ax.set_yticklabels(names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.05)
+    ax.set_xlabel("share")
+    ax.set_title(f"{most} nodes, where the time goes", fontsize=9)
+    ax.legend(fontsize=7, loc="upper right")

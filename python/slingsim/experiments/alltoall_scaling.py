@@ -32,7 +32,9 @@ the figure's lines and the paper's checks read only the recipe's own rows (``nod
 also has the mean time its rendezvous messages spent in each stage (``rendezvous_*_us``), and how
 long the busiest rank's CPU worked on MPI (``mpi_cpu_us_max``; ``mpi_cpu_fraction`` of the run: near 1
 the host, not the network, sets the pace), and the share of its packets adaptive routing sent on
-non-minimal paths (``nonminimal_fraction``; the paper's counters showed "high numbers of reroutes").
+non-minimal paths (``nonminimal_fraction``; the paper's counters showed "high numbers of reroutes"), and how far
+apart its ranks finished each block of peers (``round_spread_mean_us``, ``round_spread_max_us``: whether they go
+through MPICH's rounds together, as the rounds' bound assumes).
 """
 from __future__ import annotations
 
@@ -159,6 +161,7 @@ def row_of(labels: Dict[str, Any], summary: Dict[str, Any]) -> Dict[str, Any]:
     return {**labels, "variant": variant, "ppn": ppn, "iteration_us": mean_ns / 1e3, "tbytes_per_s": tbps, **stages,
             "mpi_cpu_us_max": cpu["max"] / 1e3 if cpu else None, "mpi_cpu_fraction": job.get("mpi_cpu_fraction"),
             "nonminimal_fraction": summary.get("nonminimal_fraction"),
+            **_round_spread(job.get("collective_rounds")),
             "peak_tbytes_per_s": peak,
             "fraction_of_peak": tbps / peak, "schedule_bound_tbytes_per_s": bound,
             "fraction_of_schedule_bound": tbps / bound, "bytes_lost": summary.get("bytes_lost", 0)}
@@ -199,7 +202,8 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
                                 "ppn": r.get("ppn", 1), "bytes": r["bytes"],
                                 "rendezvous_us": _rendezvous_stages(r),
                                 "mpi_cpu_fraction": _rounded(r.get("mpi_cpu_fraction"), 4),
-                                "nonminimal_fraction": _rounded(r.get("nonminimal_fraction"), 4)}
+                                "nonminimal_fraction": _rounded(r.get("nonminimal_fraction"), 4),
+                                "round_spread_us": {k: _rounded(r.get(f"round_spread_{k}_us"), 2) for k in ("mean", "max")}}
                             for v, r in steps.items()},
         "spread_alltoall_peak_fraction": None if spread is None else round(spread["fraction_of_peak"], 4),
         "paper": {"source": "[Roweth] Sec. II-F, Fig. 3", "best_tbytes_per_s": PAPER_BEST_TBPS,
@@ -207,6 +211,13 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
                   "shape": "scales well with the nodes; changes at 256-512 B (Bruck to a permutation); "
                            "no packet dropped"},
     }
+
+
+def _round_spread(rounds: Optional[Dict[str, Any]]) -> Dict[str, Optional[float]]:
+    """A row's spread of the collective's rounds (us): how far apart its ranks finished a round, mean and
+    maximum over the rounds; None where the summary had none."""
+    spread = (rounds or {}).get("spread_ns") or {}
+    return {f"round_spread_{k}_us": spread[k] / 1e3 if k in spread else None for k in ("mean", "max")}
 
 
 def _rounded(value: Optional[float], digits: int) -> Optional[float]:

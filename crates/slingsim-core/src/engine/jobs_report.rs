@@ -130,6 +130,7 @@ impl Simulation {
                     "failed_attempts_per_message": job.failed_match_attempts as f64 / job.matched_messages.max(1) as f64,
                 },
                 "rendezvous": job.rendezvous.summary(),
+                "collective_rounds": job.round_spread.summary(),
                 "max_comm_time_ns": comm.max_span,
                 "mpi_time_ns": comm.mpi_time,
                 "mpi_time_fraction": comm.mpi_fraction,

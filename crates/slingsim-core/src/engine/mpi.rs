@@ -806,8 +806,12 @@ impl Simulation {
             let run = &mut r.colls[c as usize];
             if run.started {
                 let done = &run.rounds[run.round];
+                let (comm, tag, round, at) = (run.comm, run.tag, run.round as u32, run.ready);
                 run.ready += Ps::from_f64((done.reduce_bytes as f64 * reduce_ps_per_byte).round());
                 run.round += 1;
+                let job = &mut self.mpi.jobs[r.job as usize];
+                let size = job.program.comms[comm as usize].len() as u32;
+                job.round_spread.add(comm, tag, round, size, at);
             }
             run.started = true;
             if run.round >= run.rounds.len() {

@@ -271,6 +271,7 @@ pub fn runtime(plans: Vec<JobPlan>, routing: &[(u16, u8, u8, bool)], params: Par
             lost_bytes: 0,
             matched_messages: 0,
             rendezvous: Default::default(),
+            round_spread: Default::default(),
             failed_match_attempts: 0,
             ends_run: counts,
         });

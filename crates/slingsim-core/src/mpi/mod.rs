@@ -8,6 +8,7 @@ pub mod app_aware;
 pub mod collectives;
 pub mod round_traffic;
 pub mod rendezvous_times;
+pub mod round_spread;
 pub mod config;
 pub mod runtime;
 pub mod state;

@@ -391,6 +391,8 @@ pub struct Job {
     pub failed_match_attempts: u64,
     /// Where the job's rendezvous messages spent their time.
     pub rendezvous: super::rendezvous_times::RendezvousTimes,
+    /// How far apart the ranks finish each round of the job's collectives.
+    pub round_spread: super::round_spread::RoundSpread,
     /// The run ends once every job with this set has finished.
     pub ends_run: bool,
 }

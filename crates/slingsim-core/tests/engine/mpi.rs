@@ -471,3 +471,37 @@ fn mpi_cpu_time_sums_each_ranks_message_costs_and_leaves_out_compute() {
     assert!((max - 3.0 * (70.0 + 102.4)).abs() < 1e-6, "receiver {max}");
     assert!((mean - 3.0 * (60.0 + 102.4)).abs() < 1e-6, "mean {mean}");
 }
+
+#[test]
+fn a_late_rank_spreads_the_first_round_of_a_collective_only() {
+    // Four ranks run one 8 B allreduce by recursive doubling: round 0 pairs
+    // ranks 0-1 and 2-3, round 1 ranks 0-2 and 1-3. Rank 3 computes 10 us
+    // first, so 0 and 1 finish round 0 about 10 us before 2 and 3; in round
+    // 1 everyone waits for data that left after rank 3 did, so they finish
+    // together again.
+    let spread = |delay: f64| {
+        let coll = json!({"op": "coll", "kind": "allreduce", "comm": 0, "bytes": 8});
+        let ops: Vec<Value> = (0..4)
+            .map(|r| if r == 3 { json!([{"op": "compute", "ns": delay}, coll]) } else { json!([coll]) })
+            .collect();
+        let program = json!({"ranks": 4, "comms": [[0, 1, 2, 3]], "ops": ops});
+        let s = run(json!([{"name": "p", "workload": "program", "program": program, "nodes": {"list": [0, 3, 6, 9]}}]), json!({}));
+        assert_eq!(s["end_reason"], "jobs_done", "{s:#}");
+        s["jobs"]["p"]["collective_rounds"].clone()
+    };
+    let calm = spread(0.0);
+    assert_eq!(calm["rounds"], 2, "{calm:#}");
+    assert_eq!(calm["open_rounds"], 0);
+    let late = spread(10_000.0);
+    let (mean, max) = (late["spread_ns"]["mean"].as_f64().unwrap(), late["spread_ns"]["max"].as_f64().unwrap());
+    // About the delay: ranks 0 and 1 finish round 0 one message after the
+    // start, ranks 2 and 3 one message after rank 3's send at 10 us.
+    assert!(max > 9_000.0 && max < 12_000.0, "{late:#}");
+    assert!(calm["spread_ns"]["max"].as_f64().unwrap() < 1_000.0, "{calm:#}");
+    assert!(mean < 0.6 * max, "round 1 closes together: {late:#}");
+    // Point-to-point only: no collective rounds.
+    let p2p = json!({"ranks": 2, "comms": [[0, 1]], "ops": [
+        [{"op": "send", "comm": 0, "peer": 1, "tag": 0, "bytes": 8}], [{"op": "recv", "comm": 0, "peer": 0, "tag": 0, "bytes": 8}]]});
+    let s = run(json!([{"name": "q", "workload": "program", "program": p2p, "nodes": {"list": [0, 11]}}]), json!({}));
+    assert!(s["jobs"]["q"]["collective_rounds"].is_null());
+}

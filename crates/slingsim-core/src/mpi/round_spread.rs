@@ -10,9 +10,11 @@
 //! its rounds assumes (`experiments/schedule_bound.py`); a spread as long
 //! as a round says ranks drift rounds apart, so their rounds mix.
 
+use crate::congestion::IntHasher;
 use crate::units::Ps;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 /// A round of one collective call: communicator, the call's tag, round.
 type RoundKey = (u32, i32, u32);
@@ -21,7 +23,9 @@ type RoundKey = (u32, i32, u32);
 #[derive(Clone, Debug, Default)]
 pub struct RoundSpread {
     /// Per open round: ranks that completed it, earliest and latest time.
-    open: BTreeMap<RoundKey, (u32, Ps, Ps)>,
+    /// Only looked up and counted, never iterated, so its order cannot
+    /// reach a result.
+    open: HashMap<RoundKey, (u32, Ps, Ps), BuildHasherDefault<IntHasher>>,
     /// Rounds every rank of the communicator completed.
     rounds: u64,
     /// Sum and maximum of their spreads.

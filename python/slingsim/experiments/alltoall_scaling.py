@@ -56,6 +56,7 @@ from .bisection_alltoall import ALLTOALL_PEAK_TBPS, SYSTEM, injection_tbytes_per
 from .placement import group_pool, nodes_per_group  # noqa: E402
 from .point_study import run_point_study  # noqa: E402
 from .schedule_bound import alltoall_bound_tbytes_per_s  # noqa: E402
+from .time_columns import RENDEZVOUS_STAGES, SPREAD_STATS, time_columns  # noqa: E402
 
 GROUPS = 8
 NODE_COUNTS = (64, 128, 256, 512, 1024)
@@ -68,10 +69,6 @@ RISE_TOLERANCE = 0.95
 """Bandwidth at the largest size counts as rising with the nodes if each count reaches at least this
 fraction of the next smaller count's (a flat curve at a shared bound still counts)."""
 
-
-RENDEZVOUS_STAGES = ("request", "match_wait", "clear_to_send", "data")
-"""The stages of a rendezvous message the engine times (docs/workloads.md, `rendezvous`); a row has each one's
-mean per message in us (None where no message went by rendezvous: bare verbs, or up to 16 KiB)."""
 
 RECIPE = "node-order"
 RECIPE_WHAT = "the recipe: ranks in node order, MPI"
@@ -155,14 +152,8 @@ def row_of(labels: Dict[str, Any], summary: Dict[str, Any]) -> Dict[str, Any]:
     tbps = moved_bytes("alltoall", labels["nodes"] * ppn, labels["bytes"]) / mean_ns / 1e3
     peak = peak_tbytes_per_s(labels["nodes"])
     bound = alltoall_bound_tbytes_per_s(SYSTEM, tuple(nodes), labels["bytes"], ppn)
-    rendezvous = job.get("rendezvous") or {}
-    stages = {f"rendezvous_{k}_us": (rendezvous["mean_ns"][k] / 1e3 if rendezvous else None) for k in RENDEZVOUS_STAGES}
-    cpu = job.get("mpi_cpu_ns") or {}
-    return {**labels, "variant": variant, "ppn": ppn, "iteration_us": mean_ns / 1e3, "tbytes_per_s": tbps, **stages,
-            "mpi_cpu_us_max": cpu["max"] / 1e3 if cpu else None, "mpi_cpu_fraction": job.get("mpi_cpu_fraction"),
-            "nonminimal_fraction": summary.get("nonminimal_fraction"),
-            **_round_spread(job.get("collective_rounds")),
-            "peak_tbytes_per_s": peak,
+    return {**labels, "variant": variant, "ppn": ppn, "iteration_us": mean_ns / 1e3, "tbytes_per_s": tbps,
+            **time_columns(summary, "alltoall"), "peak_tbytes_per_s": peak,
             "fraction_of_peak": tbps / peak, "schedule_bound_tbytes_per_s": bound,
             "fraction_of_schedule_bound": tbps / bound, "bytes_lost": summary.get("bytes_lost", 0)}
 
@@ -203,7 +194,7 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
                                 "rendezvous_us": _rendezvous_stages(r),
                                 "mpi_cpu_fraction": _rounded(r.get("mpi_cpu_fraction"), 4),
                                 "nonminimal_fraction": _rounded(r.get("nonminimal_fraction"), 4),
-                                "round_spread_us": {k: _rounded(r.get(f"round_spread_{k}_us"), 2) for k in ("mean", "max")}}
+                                "round_spread_us": {k: _rounded(r.get(f"round_spread_{k}_us"), 2) for k in SPREAD_STATS}}
                             for v, r in steps.items()},
         "spread_alltoall_peak_fraction": None if spread is None else round(spread["fraction_of_peak"], 4),
         "paper": {"source": "[Roweth] Sec. II-F, Fig. 3", "best_tbytes_per_s": PAPER_BEST_TBPS,
@@ -211,13 +202,6 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
                   "shape": "scales well with the nodes; changes at 256-512 B (Bruck to a permutation); "
                            "no packet dropped"},
     }
-
-
-def _round_spread(rounds: Optional[Dict[str, Any]]) -> Dict[str, Optional[float]]:
-    """A row's spread of the collective's rounds (us): how far apart its ranks finished a round, mean and
-    maximum over the rounds; None where the summary had none."""
-    spread = (rounds or {}).get("spread_ns") or {}
-    return {f"round_spread_{k}_us": spread[k] / 1e3 if k in spread else None for k in ("mean", "max")}
 
 
 def _rounded(value: Optional[float], digits: int) -> Optional[float]:

@@ -47,6 +47,7 @@ from ..sweep import run_labelled  # noqa: E402
 from .output import study_output  # noqa: E402
 from .placement import group_pool, nodes_per_group  # noqa: E402
 from .schedule_bound import alltoall_bound_tbytes_per_s  # noqa: E402
+from .time_columns import time_columns  # noqa: E402
 
 SYSTEM = "slingshot-shandy"
 NODES = 1024
@@ -165,8 +166,8 @@ def run_bisection_alltoall(
 
 def row_of(labels: Dict[str, Any], summary: Dict[str, Any], quick: bool) -> Dict[str, Any]:
     """One point's row: TB/s against the peak (and, for the alltoall, against what its rounds allow),
-    the busiest rank's share of the run its CPU spent on MPI, and the share of packets routed
-    non-minimally."""
+    and where the time went (``time_columns``: rendezvous stages, the busiest CPU's MPI share, the
+    rounds' spread, non-minimal packets)."""
     job = summary["jobs"][labels["test"]]
     mean_ns = job["iteration_ns"]["mean"] if job["iteration_ns"] else None
     ranks = labels["nodes"] * labels["ppn"]
@@ -179,9 +180,7 @@ def row_of(labels: Dict[str, Any], summary: Dict[str, Any], quick: bool) -> Dict
             "peak_tbytes_per_s": peak, "fraction_of_peak": tbps / peak if tbps else None,
             "schedule_bound_tbytes_per_s": bound,
             "fraction_of_schedule_bound": tbps / bound if tbps and bound else None,
-            "mpi_cpu_fraction": job.get("mpi_cpu_fraction"),
-            "nonminimal_fraction": summary.get("nonminimal_fraction"),
-            "bytes_lost": summary.get("bytes_lost", 0)}
+            **time_columns(summary, labels["test"]), "bytes_lost": summary.get("bytes_lost", 0)}
 
 
 def cut_crossed(nodes: List[int]) -> bool:

@@ -688,10 +688,11 @@ impl Simulation {
         job.matched_messages += 1;
         match m.location {
             crate::host::MatchingLocation::Software => {
+                // The walk queues on the CPU after its earlier work: what it
+                // adds past that is its own work.
+                let from = t.max(r.cpu_busy);
                 let end = m.walk(failed, t, &mut r.cpu_busy);
-                if m.active() {
-                    r.cpu_work += m.hold(failed);
-                }
+                r.cpu_work += end.saturating_sub(from);
                 end
             }
             crate::host::MatchingLocation::Nic => {

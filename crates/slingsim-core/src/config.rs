@@ -490,6 +490,9 @@ pub struct RoutingConfig {
     /// often *(assumed: [DeSensi20] gives ~4 bytes of load information per
     /// forward packet, not a period)*.
     pub neighbour_load_refresh_ns: f64,
+    /// Where the adaptive modes' second minimal candidate comes from
+    /// (docs/config.md, `routing.minimal_paths`).
+    pub minimal_paths: crate::routing::MinimalPaths,
 }
 
 impl Default for RoutingConfig {
@@ -506,6 +509,7 @@ impl Default for RoutingConfig {
             aries_high_bias_bytes: 131_072.0,
             neighbour_load: true,
             neighbour_load_refresh_ns: 300.0,
+            minimal_paths: crate::routing::MinimalPaths::Shortest,
         }
     }
 }

@@ -58,6 +58,7 @@ impl Simulation {
         check_latencies(&net)?;
         let classes = crate::qos::build_classes(&cfg)?;
         let modes = resolve_modes(&cfg, &classes)?;
+        check_minimal_paths(&cfg, &classes, &modes)?;
         let vcs = virtual_channels(&cfg, &topo, &classes, &modes)?;
         let vc_capacity = vc_capacity(&cfg, frame, vcs)?;
         let fail_at = failed_links(&cfg, &net)?;
@@ -177,6 +178,33 @@ impl Simulation {
         self.mpi_schedule_starts();
         Ok(())
     }
+}
+
+/// `routing.minimal_paths = "one-global-hop"` changes only the modes that
+/// compare two minimal candidates; a run that routes with none of them
+/// would ignore it, so it is refused.
+fn check_minimal_paths(cfg: &Config, classes: &[TrafficClass], m: &Modes) -> Result<()> {
+    if cfg.routing.minimal_paths == crate::routing::MinimalPaths::Shortest {
+        return Ok(());
+    }
+    let aware: &[Algorithm] = if m.app_aware.contains(&true) { &crate::mpi::app_aware::MODES } else { &[] };
+    let mut used = m.sources.iter().chain(m.jobs.iter()).map(|(a, _)| *a).chain(std::iter::once(m.global));
+    let used_too = classes.iter().filter_map(|c| c.routing).chain(aware.iter().copied());
+    let mut all: Vec<Algorithm> = used.by_ref().chain(used_too).collect();
+    if all.iter().any(|&a| crate::routing::adaptive::candidates(a).0 >= 2) {
+        return Ok(());
+    }
+    all.sort_by_key(|a| a.code());
+    all.dedup();
+    let names: Vec<&str> = all.iter().map(|a| a.name()).collect();
+    Err(ConfigError::new(
+        "routing.minimal_paths",
+        format!(
+            "\"one-global-hop\" changes only the modes that compare two minimal candidates (slingshot, adaptive-0 to adaptive-3); \
+             this run routes with {}: choose one of those modes or set routing.minimal_paths = \"shortest\"",
+            names.join(", ")
+        ),
+    ))
 }
 
 /// The routing mode and class of each source and job: its own mode, else

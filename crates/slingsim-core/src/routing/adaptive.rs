@@ -34,6 +34,16 @@ pub trait Paths {
         ChannelId::NONE
     }
 
+    /// A minimal path from `s` that need not be one of the shortest: one
+    /// global hop over any of the links between the two groups, not only
+    /// those giving the fewest switch hops. Sets `pkt`'s routing state and
+    /// returns its first channel and its switch hops; `None` where the
+    /// topology offers no such choice (the caller then takes
+    /// [`Self::step`]'s shortest path).
+    fn step_one_global_hop(&self, _net: &Network, _s: SwitchId, _pkt: &mut Packet, _rng: &mut Rng) -> Option<(ChannelId, u32)> {
+        None
+    }
+
     /// Calls `f` on the channels `pkt` may leave switch `s` on if it
     /// follows its routing state (where the topology offers several equal
     /// next hops, each of them), without changing the packet or drawing
@@ -130,9 +140,17 @@ fn choose_among<T: Paths, F: FnMut(ChannelId) -> u64, G: FnMut(ChannelId) -> u64
         if nonmin && !t.set_intermediate(s, &mut cand, rng) {
             continue;
         }
-        // Random next hops: the candidates differ, and the comparison adapts.
-        let ch = t.step(net, s, &mut cand, rng, false, occupancy);
-        let hops = t.path_hops(s, pkt, &cand, nonmin);
+        // Random next hops: the candidates differ, and the comparison
+        // adapts. The first minimal candidate is a shortest path, the
+        // others any path of one global hop.
+        let spread = if i > 0 && !nonmin { t.step_one_global_hop(net, s, &mut cand, rng) } else { None };
+        let (ch, hops) = match spread {
+            Some(found) => found,
+            None => {
+                let ch = t.step(net, s, &mut cand, rng, false, occupancy);
+                (ch, t.path_hops(s, pkt, &cand, nonmin))
+            }
+        };
         let ahead = t.committed_channel(net, &cand);
         let mut load = occupancy(ch);
         if let Some(adv) = advertised.as_deref_mut() {
@@ -144,6 +162,8 @@ fn choose_among<T: Paths, F: FnMut(ChannelId) -> u64, G: FnMut(ChannelId) -> u64
         if !ahead.is_none() && occupancy(ahead) >= FAILED_LINK {
             cost = f64::INFINITY;
         }
+        // Equal costs go to the earlier candidate: on a quiet network the
+        // first, a shortest path.
         if best.as_ref().map_or(true, |(c, _, _)| cost < *c) {
             best = Some((cost, cand, ch));
         }

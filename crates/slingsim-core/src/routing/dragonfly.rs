@@ -41,6 +41,10 @@ impl Paths for Dragonfly {
         likely_next(self, net, s, pkt, f)
     }
 
+    fn step_one_global_hop(&self, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> Option<(ChannelId, u32)> {
+        step_one_global_hop(self, net, s, pkt, rng)
+    }
+
     /// The global link the path heads for, a hop away.
     fn committed_channel(&self, net: &Network, cand: &Packet) -> ChannelId {
         if cand.global_link == NONE {
@@ -127,6 +131,27 @@ fn step(df: &Dragonfly, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut 
     } else {
         local_hop(df, net, s, link.from, rng)
     }
+}
+
+/// A minimal path over a uniformly drawn one of the global links between
+/// the packet's group and its destination's, whichever switch of the group
+/// it leaves from and lands on: up to local, global, local (3 hops). None
+/// unless `routing.minimal_paths = "one-global-hop"`, and for a packet
+/// already in its destination group or on a Valiant leg.
+fn step_one_global_hop(df: &Dragonfly, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> Option<(ChannelId, u32)> {
+    let (gs, gd) = (df.group(s), df.group(pkt.dst_switch));
+    if !df.one_global_hop || gs == gd || pkt.via_group() != NONE || !pkt.via_switch().is_none() || df.links_per_group_pair == 0 {
+        return None;
+    }
+    let i = df.first_link_between(gs, gd) + rng.below(df.links_per_group_pair as u64) as u32;
+    let link = df.global_link(i);
+    let hops = (link.from != s) as u32 + 1 + (link.to != pkt.dst_switch) as u32;
+    if link.from == s {
+        pkt.global_link = NONE;
+        return Some((net.out_channel(s, link.port), hops));
+    }
+    pkt.global_link = i;
+    Some((local_hop(df, net, s, link.from, rng), hops))
 }
 
 /// [`step`]'s choice read without taking it: every channel it may return

@@ -11,7 +11,7 @@
 
 use super::adaptive::Paths;
 use crate::ids::{ChannelId, Id, SwitchId};
-use crate::network::Network;
+use crate::network::{Network, NONE};
 use crate::packet::{PacketHot as Packet, FLAG_NONMINIMAL};
 use crate::rng::Rng;
 use crate::topology::GraphTopology;
@@ -34,7 +34,14 @@ impl Paths for GraphTopology {
     /// a fat tree's way up may offer many, its way down one).
     fn likely_next(&self, net: &Network, s: SwitchId, pkt: &Packet, f: &mut dyn FnMut(ChannelId)) {
         let via = pkt.via_switch();
-        let target = if !via.is_none() && via != s { via } else { pkt.dst_switch };
+        let mut target = if !via.is_none() && via != s { via } else { pkt.dst_switch };
+        if pkt.global_link != NONE {
+            let hop = self.global_hops.hops[pkt.global_link as usize];
+            if hop.from == s {
+                return f(hop.channel);
+            }
+            target = hop.from;
+        }
         if target == s {
             return f(net.endpoint_down[pkt.dst]);
         }
@@ -42,6 +49,19 @@ impl Paths for GraphTopology {
         for nb in self.neighbors(s).iter().filter(|nb| self.distance(nb.switch, target) == want).take(4) {
             f(nb.channel);
         }
+    }
+
+    fn step_one_global_hop(&self, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> Option<(ChannelId, u32)> {
+        step_one_global_hop(self, net, s, pkt, rng)
+    }
+
+    /// The global link a one-global-hop candidate heads for (so a failed
+    /// one is ruled out at the source), else none.
+    fn committed_channel(&self, _net: &Network, cand: &Packet) -> ChannelId {
+        if cand.global_link == NONE {
+            return ChannelId::NONE;
+        }
+        self.global_hops.hops[cand.global_link as usize].channel
     }
 
     fn path_hops(&self, s: SwitchId, pkt: &Packet, cand: &Packet, nonminimal: bool) -> u32 {
@@ -97,6 +117,28 @@ fn set_group_intermediate(g: &GraphTopology, s: SwitchId, pkt: &mut Packet, rng:
     Some(true)
 }
 
+/// A minimal path over a uniformly drawn one of the global links from the
+/// packet's group to its destination's, whichever router of the group it
+/// leaves from and lands on: shortest to that link's router, across, then
+/// shortest to the destination. None inside a group, on a Valiant leg, or
+/// where the links are not listed (`routing.minimal_paths = "shortest"`).
+fn step_one_global_hop(g: &GraphTopology, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> Option<(ChannelId, u32)> {
+    let hops = &g.global_hops;
+    let (a, b) = (g.groups[s.index()], g.groups[pkt.dst_switch.index()]);
+    if !hops.active() || a == b || !pkt.via_switch().is_none() {
+        return None;
+    }
+    let (lo, hi) = hops.between(a, b);
+    if lo == hi {
+        return None;
+    }
+    let i = lo + rng.below((hi - lo) as u64) as u32;
+    let hop = hops.hops[i as usize];
+    let length = g.distance(s, hop.from) as u32 + 1 + g.distance(hop.to, pkt.dst_switch) as u32;
+    pkt.global_link = i;
+    Some((step(g, net, s, pkt, rng, false, &mut |_| 0), length))
+}
+
 /// A random switch of `candidates` other than `s` and the destination
 /// switch as the packet's intermediate; false if there is none.
 fn random_intermediate(candidates: &[SwitchId], s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> bool {
@@ -123,7 +165,16 @@ fn step(g: &GraphTopology, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &m
     if pkt.via_switch() == s {
         pkt.clear_via();
     }
-    let target = if !pkt.via_switch().is_none() { pkt.via_switch() } else { pkt.dst_switch };
+    let mut target = if !pkt.via_switch().is_none() { pkt.via_switch() } else { pkt.dst_switch };
+    if pkt.global_link != NONE {
+        // A minimal path committed to one global link: to its switch, then across.
+        let hop = g.global_hops.hops[pkt.global_link as usize];
+        if hop.from == s {
+            pkt.global_link = NONE;
+            return hop.channel;
+        }
+        target = hop.from;
+    }
     if target == s {
         return net.endpoint_down[pkt.dst];
     }

@@ -140,6 +140,30 @@ pub enum PathClass {
     Progressive,
 }
 
+/// Which minimal paths the adaptive modes that compare two minimal
+/// candidates (`slingshot`, `adaptive-0` to `adaptive-3`) draw from, on
+/// topologies whose groups are joined by several global links
+/// (`routing.minimal_paths`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum MinimalPaths {
+    /// Both candidates among the paths of the fewest switch hops.
+    #[default]
+    Shortest,
+    /// The first among the fewest switch hops, the second over any of the
+    /// global links between the two groups (at most local, global, local
+    /// on the dragonfly; up to 2 + 1 + 2 router hops on Aries): a minimal
+    /// path is one with one global hop ([Roweth] Sec. III; [DeSensi19]
+    /// Sec. 3.3: minimal packets take paths "with a different number of
+    /// hops").
+    OneGlobalHop,
+}
+
+impl Named for MinimalPaths {
+    const WHAT: &'static str = "set of minimal paths";
+    const REGISTRY: &'static [(&'static str, Self)] = &[("shortest", MinimalPaths::Shortest), ("one-global-hop", MinimalPaths::OneGlobalHop)];
+}
+crate::named_serde!(MinimalPaths);
+
 /// Biases toward minimal paths, in byte-hops added to non-minimal costs.
 #[derive(Clone, Copy, Debug)]
 pub struct Biases {

@@ -56,6 +56,10 @@ pub struct Dragonfly {
     /// Global links sorted by (source group, destination group); each pair's
     /// start is [`Self::first_link_between`].
     links: Vec<GlobalLink>,
+    /// Adaptive routing's second minimal candidate may cross any global
+    /// link between the two groups (`routing.minimal_paths =
+    /// "one-global-hop"`), not only those of the fewest switch hops.
+    pub one_global_hop: bool,
 }
 
 /// Where the global links of a dragonfly sit: the slot a group gives its
@@ -148,6 +152,7 @@ impl Dragonfly {
             computed: dirlinks.len() * std::mem::size_of::<GlobalLink>() > COMPUTED_LINKS_ABOVE,
             wiring,
             links: dirlinks,
+            one_global_hop: false,
         };
         Ok((df, net))
     }

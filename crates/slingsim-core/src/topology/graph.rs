@@ -49,6 +49,66 @@ pub struct GraphTopology {
     /// with endpoints: where PAR may re-decide (a Megafly spine can be 5
     /// hops from a leaf of another group, more than the diameter).
     pub first_hop_reach: u32,
+    /// The global links between each ordered pair of groups, listed when
+    /// adaptive routing's second minimal candidate may take any of them
+    /// (Aries with `routing.minimal_paths = "one-global-hop"`). Empty
+    /// otherwise, and the candidate is a shortest path.
+    pub global_hops: GlobalHops,
+}
+
+/// One global link, as a minimal path between two groups crosses it.
+#[derive(Clone, Copy, Debug)]
+pub struct GlobalHop {
+    /// Switch the link leaves from, its channel there, and the switch it lands on.
+    pub from: SwitchId,
+    pub channel: ChannelId,
+    pub to: SwitchId,
+}
+
+/// The global links of a network listed by (source group, destination group).
+#[derive(Clone, Debug, Default)]
+pub struct GlobalHops {
+    /// Links of pair (a, b) are `hops[start[a * groups + b]..start[a * groups + b + 1]]`.
+    start: Vec<u32>,
+    pub hops: Vec<GlobalHop>,
+    groups: usize,
+}
+
+impl GlobalHops {
+    fn new(g: &GraphTopology) -> GlobalHops {
+        let groups = g.groups.iter().max().map_or(0, |&x| x as usize + 1);
+        let mut lists: Vec<Vec<GlobalHop>> = vec![Vec::new(); groups * groups];
+        for s in 0..g.switches {
+            let from = SwitchId::from_index(s);
+            for nb in g.neighbors(from) {
+                let (a, b) = (g.groups[s] as usize, g.groups[nb.switch.index()] as usize);
+                if nb.kind == LinkKind::Global && a != b {
+                    lists[a * groups + b].push(GlobalHop { from, channel: nb.channel, to: nb.switch });
+                }
+            }
+        }
+        let mut start = Vec::with_capacity(lists.len() + 1);
+        let mut hops = Vec::new();
+        for l in lists {
+            start.push(hops.len() as u32);
+            hops.extend(l);
+        }
+        start.push(hops.len() as u32);
+        GlobalHops { start, hops, groups }
+    }
+
+    /// Whether the links are listed.
+    #[inline]
+    pub fn active(&self) -> bool {
+        self.groups > 0
+    }
+
+    /// Index range (into `hops`) of the links from group `a` to group `b`.
+    #[inline]
+    pub fn between(&self, a: u32, b: u32) -> (u32, u32) {
+        let i = a as usize * self.groups + b as usize;
+        (self.start[i], self.start[i + 1])
+    }
 }
 
 impl GraphTopology {
@@ -83,6 +143,7 @@ impl GraphTopology {
             endpoint_switches: Vec::new(),
             group_intermediates: GroupIntermediates::default(),
             first_hop_reach: 0,
+            global_hops: GlobalHops::default(),
         };
         let mut has_endpoints = vec![false; s_count];
         for (e, &s) in net.endpoint_switch.iter_ids() {
@@ -132,6 +193,13 @@ impl GraphTopology {
             v
         };
         self.group_intermediates = GroupIntermediates::new(&self.groups, &self.plane, &has_endpoints);
+    }
+
+    /// Lists the global links by group pair, so that adaptive routing's
+    /// second minimal candidate may take any of them
+    /// (`routing.minimal_paths = "one-global-hop"`).
+    pub fn list_global_hops(&mut self) {
+        self.global_hops = GlobalHops::new(self);
     }
 
     /// Longest path of `alg` in switch hops, which is also its VC count:

@@ -22,6 +22,7 @@ use crate::error::{ConfigError, Result};
 use crate::ids::{Id, SwitchId};
 use crate::network::Network;
 use crate::units::{ns_to_ps, Ps, Rate};
+use crate::routing::MinimalPaths;
 pub use dragonfly::Dragonfly;
 pub use graph::GraphTopology;
 
@@ -146,10 +147,21 @@ impl Topology {
                 ));
             }
         }
+        if cfg.routing.minimal_paths == MinimalPaths::OneGlobalHop && !matches!(kind, Family::Dragonfly | Family::Aries) {
+            return Err(ConfigError::new(
+                "routing.minimal_paths",
+                format!(
+                    "\"one-global-hop\" applies to the dragonfly and aries topologies, whose groups are joined by several global links; \
+                     a {} routes on its shortest paths: set routing.minimal_paths = \"shortest\"",
+                    kind.name()
+                ),
+            ));
+        }
         let (t, l, n) = (&cfg.topology, &cfg.links, &cfg.nic);
         let built = match kind {
             Family::Dragonfly => {
-                let (df, mut net) = Dragonfly::build(t, l, n)?;
+                let (mut df, mut net) = Dragonfly::build(t, l, n)?;
+                df.one_global_hop = cfg.routing.minimal_paths == MinimalPaths::OneGlobalHop;
                 apply_degraded(&mut net, &cfg.links.degraded)?;
                 net.shrink_to_fit();
                 return Ok((Topology::Dragonfly(df), net));
@@ -179,6 +191,9 @@ impl Topology {
         let mut g = GraphTopology::new(built);
         if kind == Family::Aries {
             g.route_detours_by_group();
+            if cfg.routing.minimal_paths == MinimalPaths::OneGlobalHop {
+                g.list_global_hops();
+            }
         }
         Ok((Topology::Graph(g), net))
     }

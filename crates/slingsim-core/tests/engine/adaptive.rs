@@ -73,3 +73,88 @@ fn advertised_neighbour_load_steers_around_congested_global_links() {
     assert!(with < 0.85 * without, "mean latency {with:.0} ns with advertised loads, {without:.0} ns without");
     assert!(nm_with > 0.5 && nm_without > 0.5, "adversarial traffic goes non-minimally either way: {nm_with} {nm_without}");
 }
+
+/// Two switches in two groups of a 3-group dragonfly (round-robin wiring:
+/// each switch has one global link to each other group, four links per
+/// group pair) exchange traffic at 90% of their nodes' injection
+/// (bisection between their nodes), more than one global link carries. On
+/// a shortest path every packet crosses the one link that leaves the
+/// source switch (or lands on the destination's); with `routing.minimal_paths = "one-global-hop"` the
+/// second minimal candidate may cross any of the group pair's four links
+/// after a local hop, so the traffic spreads over them minimally instead
+/// of through the third group. On a quiet network both take the shortest
+/// path, so the zero-load hop count is the same.
+fn two_switches(minimal_paths: &str, load: f64) -> Value {
+    let nodes: Vec<u32> = (0..4).chain(16..20).collect();
+    json!({
+        "topology": {"groups": 3, "switches_per_group": 4, "endpoints_per_switch": 4, "global_ports_per_switch": 2,
+                     "arrangement": "round-robin"},
+        "routing": {"algorithm": "slingshot", "minimal_paths": minimal_paths},
+        "sim": {"warmup_ns": 5_000, "duration_ns": 30_000},
+        "traffic": [{"name": "pair", "pattern": "bisection", "load": load, "nodes": {"list": nodes}}]
+    })
+}
+
+fn two_switches_run(minimal_paths: &str, load: f64) -> (f64, f64, f64) {
+    let mut sim = Simulation::from_json(&two_switches(minimal_paths, load).to_string()).unwrap();
+    sim.run();
+    let s = sim.summary();
+    let t = &s["traffic"]["pair"];
+    (s["nonminimal_fraction"].as_f64().unwrap(), s["hops_mean"].as_f64().unwrap(), t["accepted_load"].as_f64().unwrap())
+}
+
+#[test]
+fn minimal_candidates_over_any_global_link_keep_a_switch_pair_minimal() {
+    let (nm_short, _, acc_short) = two_switches_run("shortest", 0.9);
+    let (nm_any, _, acc_any) = two_switches_run("one-global-hop", 0.9);
+    // Measured 2026-11-29: 0.458 non-minimal and 0.756 accepted with
+    // shortest paths, 0.056 and 0.872 with any global link.
+    assert!(nm_short > 0.3, "shortest paths alone overload the switch's one link: non-minimal {nm_short}");
+    assert!(nm_any < 0.25 * nm_short, "non-minimal share: {nm_any} with any global link, {nm_short} with shortest paths");
+    assert!(acc_any > 1.08 * acc_short, "accepted load {acc_any} with any global link, {acc_short} with shortest paths");
+    let (_, hops_short, _) = two_switches_run("shortest", 0.01);
+    let (_, hops_any, _) = two_switches_run("one-global-hop", 0.01);
+    assert!((hops_any - hops_short).abs() < 0.02, "quiet network: mean hops {hops_any} against {hops_short}");
+}
+
+#[test]
+fn one_global_hop_is_refused_where_it_would_change_nothing() {
+    let mut cfg = two_switches("one-global-hop", 0.5);
+    cfg["routing"]["algorithm"] = json!("ugal");
+    let e = Simulation::from_json(&cfg.to_string()).err().expect("ugal compares one minimal candidate");
+    assert_eq!(e.field, "routing.minimal_paths", "{e}");
+    assert!(e.message.contains("ugal") && e.message.contains("shortest"), "{e}");
+    let cfg = json!({
+        "topology": {"kind": "fattree", "radix": 4},
+        "routing": {"algorithm": "slingshot", "minimal_paths": "one-global-hop"},
+        "traffic": [{"name": "u", "pattern": "uniform", "load": 0.1}]
+    });
+    let e = Simulation::from_json(&cfg.to_string()).err().expect("a fat tree has no global links to choose among");
+    assert_eq!(e.field, "routing.minimal_paths", "{e}");
+}
+
+/// The same on Aries ([DeSensi19] Sec. 4.1: between groups "the higher
+/// number of minimal paths" lets high bias spread its packets): routers 0
+/// of two groups of a small 3-group Aries exchange traffic under
+/// ADAPTIVE_3. Measured 2026-11-29: shortest paths send 71% of the packets
+/// through the third group and accept 0.78 of the offered 0.9; any global
+/// link keeps them all minimal and accepts 0.89.
+#[test]
+fn aries_high_bias_spreads_over_the_global_links_between_two_groups() {
+    let run = |minimal_paths: &str| {
+        let nodes: Vec<u32> = (0..4).chain(32..36).collect();
+        let cfg = json!({
+            "topology": {"kind": "aries", "groups": 3, "rows": 2, "columns": 4, "global_ports_per_switch": 2, "endpoints_per_switch": 4},
+            "routing": {"algorithm": "adaptive-3", "minimal_paths": minimal_paths},
+            "sim": {"warmup_ns": 5_000, "duration_ns": 30_000},
+            "traffic": [{"name": "pair", "pattern": "bisection", "load": 0.9, "nodes": {"list": nodes}}]
+        });
+        let mut sim = Simulation::from_json(&cfg.to_string()).unwrap();
+        sim.run();
+        let s = sim.summary();
+        (s["nonminimal_fraction"].as_f64().unwrap(), s["traffic"]["pair"]["accepted_load"].as_f64().unwrap())
+    };
+    let ((nm_short, acc_short), (nm_any, acc_any)) = (run("shortest"), run("one-global-hop"));
+    assert!(nm_short > 0.4 && nm_any < 0.05, "non-minimal share: {nm_short} with shortest paths, {nm_any} with any global link");
+    assert!(acc_any > 1.08 * acc_short, "accepted load {acc_any} with any global link, {acc_short} with shortest paths");
+}

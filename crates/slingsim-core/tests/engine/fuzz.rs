@@ -30,7 +30,7 @@ const KEYS: &[&str] = &[
     "links.fec_latency_ns", "links.bit_error_rate", "links.failed", "links.degraded",
     "switch.latency_ns", "switch.buffer_bytes", "switch.speedup",
     "routing.algorithm", "routing.ugal_threshold_bytes", "routing.bias_bytes", "routing.neighbour_load",
-    "routing.neighbour_load_refresh_ns", "nic.acks",
+    "routing.neighbour_load_refresh_ns", "routing.minimal_paths", "nic.acks",
     "congestion.algorithm", "congestion.flow_memory_ns", "congestion.port_threshold_bytes", "congestion.min_window_bytes", "congestion.max_window_bytes", "congestion.kmin_bytes",
     "congestion.kmax_bytes", "congestion.pmax", "congestion.g",
     "sim.seed", "sim.warmup_ns", "sim.duration_ns", "sim.max_time_ns", "sim.watchdog_ns", "sim.drain_ns",
@@ -54,6 +54,7 @@ fn value() -> impl Strategy<Value = Value> {
         prop_oneof![
             Just("uniform"), Just("incast"), Just("minimal"), Just("ugal"), Just("slingshot"), Just("dcqcn"),
             Just("all"), Just(""), Just("fattree"), Just("aries"), Just("adaptive-3"), Just("random"),
+            Just("one-global-hop"),
         ]
         .prop_map(|s: &str| json!(s)),
     ];

@@ -140,6 +140,15 @@ def _bandwidth(bytes_per_s: Optional[float]) -> str:
     return "-" if bytes_per_s is None else f"{bytes_per_s / 1e12:.3f} TB/s"
 
 
+def _per_switch(spread: Optional[Dict[str, Any]]) -> str:
+    """``min-max`` global links a switch holds, and how many switches hold none."""
+    if not spread:
+        return "-"
+    lo, hi, none = spread["min"], spread["max"], spread["switches_without"]
+    text = str(lo) if lo == hi else f"{lo}-{hi}"
+    return text + (f" ({number(none)} switches without)" if none else "")
+
+
 def topology_text(analytics: Dict[str, Any], title: str) -> str:
     """Topology analytics as aligned ``name  value`` lines with units."""
     links = analytics.get("links", {})
@@ -157,6 +166,7 @@ def topology_text(analytics: Dict[str, Any], title: str) -> str:
         ["all-to-all peak", _bandwidth(analytics.get("alltoall_peak_Bps"))],
         ["uniform minimal saturation", number(analytics.get("uniform_minimal_saturation"))],
         ["adversarial minimal saturation", number(analytics.get("adversarial_minimal_saturation"))],
+        ["global links per switch", _per_switch(analytics.get("global_links_per_switch"))],
         ["radix used", number(analytics.get("radix_used"))],
         ["planes / rails", f"{number(analytics.get('planes', 1))} / {number(analytics.get('rails', 1))}"],
         ["cost (USD)", number(analytics.get("cost_usd"))],

@@ -98,3 +98,15 @@ def test_bad_topology_parameters_name_the_field():
     ]:
         with pytest.raises(ValueError, match=field.replace(".", r"\.")):
             slingsim.topology(preset, [override])
+
+
+def test_topo_shows_where_shandys_cabled_global_ports_sit(capsys):
+    # 56 of a group's 112 global ports are cabled: the presets fill 8 switches
+    # of each group with 7 links and leave 8 without; spreading them over 14
+    # switches (4 ports each) keeps every link and peak.
+    assert cli.main(["topo", "slingshot-shandy"]) in (0, None)
+    assert "0-7 (64 switches without)" in capsys.readouterr().out
+    spread = slingsim.topology("slingshot-shandy", ["topology.global_ports_per_switch=4"])
+    assert spread["global_links_per_switch"] == {"min": 0, "max": 4, "switches_without": 16}
+    assert spread["links"]["global"] == 224
+    assert slingsim.topology("slingshot-malbec")["global_links_per_switch"] == {"min": 6, "max": 6, "switches_without": 0}

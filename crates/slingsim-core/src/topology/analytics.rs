@@ -73,6 +73,7 @@ fn dragonfly(cfg: &Config, df: &Dragonfly, net: &Network) -> Value {
             "global": net.links_of_kind(LinkKind::Global),
         },
         "global_links_per_group_pair": df.links_per_group_pair,
+        "global_links_per_switch": global_links_per_switch(net),
         "radix_used": p + (a - 1) * df.local_links_per_pair as u64 + df.global_ports_per_switch as u64,
         "diameter": diameter,
         "avg_min_hops": avg_hops,
@@ -84,6 +85,26 @@ fn dragonfly(cfg: &Config, df: &Dragonfly, net: &Network) -> Value {
         "cost_usd": super::graph_analytics::cost(cfg, net),
         "uniform_minimal_saturation": uni,
         "adversarial_minimal_saturation": adv,
+    })
+}
+
+/// How the global links sit on the switches: the fewest and the most one
+/// switch holds, and how many switches hold none (a tapered dragonfly
+/// cables some ports and not others); null without global links.
+pub(crate) fn global_links_per_switch(net: &Network) -> Value {
+    let mut per = vec![0u32; net.switches()];
+    for ch in &net.channels {
+        if let (LinkKind::Global, crate::network::End::Switch { switch, .. }) = (ch.kind, ch.src) {
+            per[switch.index()] += 1;
+        }
+    }
+    if per.iter().all(|&n| n == 0) {
+        return Value::Null;
+    }
+    json!({
+        "min": per.iter().min(),
+        "max": per.iter().max(),
+        "switches_without": per.iter().filter(|&&n| n == 0).count(),
     })
 }
 
@@ -205,6 +226,7 @@ mod tests {
         assert_eq!(v["switches"], 32);
         assert!((v["global_bw_Bps"].as_f64().unwrap() - 4.8e12).abs() < 1e6);
         assert_eq!(v["diameter"], 3);
+        assert_eq!(v["global_links_per_switch"], serde_json::json!({"min": 6, "max": 6, "switches_without": 0}));
     }
 
     #[test]
@@ -216,6 +238,9 @@ mod tests {
         assert_eq!(v["links"]["global"], 224);
         assert!((v["alltoall_peak_Bps"].as_f64().unwrap() - 12.8e12).abs() < 1e6);
         assert!((v["bisection_bw_Bps"].as_f64().unwrap() - 6.4e12).abs() < 1e6);
+        // 56 of a group's 112 global ports are cabled, in switch order: 8
+        // switches of each group hold 7 links, the other 8 none.
+        assert_eq!(v["global_links_per_switch"], serde_json::json!({"min": 0, "max": 7, "switches_without": 64}));
     }
 
     #[test]

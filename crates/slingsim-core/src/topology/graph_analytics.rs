@@ -35,6 +35,7 @@ pub fn analyze(cfg: &Config, g: &GraphTopology, net: &Network) -> Value {
             "global": net.links_of_kind(LinkKind::Global),
         },
         "radix_used": used.iter().max().copied().unwrap_or(0),
+        "global_links_per_switch": super::analytics::global_links_per_switch(net),
         "diameter": g.diameter,
         "avg_min_hops": avg_min_hops(g, net),
         "injection_bw_Bps": injection,

@@ -102,11 +102,13 @@ def test_bad_topology_parameters_name_the_field():
 
 def test_topo_shows_where_shandys_cabled_global_ports_sit(capsys):
     # 56 of a group's 112 global ports are cabled: the presets fill 8 switches
-    # of each group with 7 links and leave 8 without; spreading them over 14
-    # switches (4 ports each) keeps every link and peak.
+    # of each group with 7 links and leave 8 without; cabling = "spread" puts
+    # 3 or 4 on every switch and keeps every link and peak.
     assert cli.main(["topo", "slingshot-shandy"]) in (0, None)
     assert "0-7 (64 switches without)" in capsys.readouterr().out
-    spread = slingsim.topology("slingshot-shandy", ["topology.global_ports_per_switch=4"])
-    assert spread["global_links_per_switch"] == {"min": 0, "max": 4, "switches_without": 16}
-    assert spread["links"]["global"] == 224
+    filled = slingsim.topology("slingshot-shandy")
+    spread = slingsim.topology("slingshot-shandy", ['topology.cabling="spread"'])
+    assert spread["global_links_per_switch"] == {"min": 3, "max": 4, "switches_without": 0}
+    for key in ("global_bw_Bps", "bisection_bw_Bps", "alltoall_peak_Bps", "links"):
+        assert spread[key] == filled[key], key
     assert slingsim.topology("slingshot-malbec")["global_links_per_switch"] == {"min": 6, "max": 6, "switches_without": 0}

@@ -207,6 +207,10 @@ pub struct TopologyConfig {
     pub taper: Option<f64>,
     /// Global wiring: `consecutive` or `round-robin`.
     pub arrangement: String,
+    /// Where a group that cables fewer global ports than it has puts the
+    /// cabled ones: `fill` (its switches in order) or `spread` (over all
+    /// its switches, as evenly as the count allows).
+    pub cabling: String,
     /// Ports per switch (Rosetta: 64).
     pub radix: u32,
     /// Populated nodes; `None` = every endpoint port / rails.
@@ -249,6 +253,7 @@ impl Default for TopologyConfig {
             global_links_per_group_pair: None,
             taper: None,
             arrangement: "consecutive".into(),
+            cabling: "fill".into(),
             radix: 64,
             nodes: None,
             rails: 1,

@@ -75,6 +75,11 @@ struct Wiring {
     first_port: u32,
     /// `global_ports_per_switch` as a divisor.
     per_switch: Divisor,
+    /// With `cabling = "spread"` on a group that cables fewer global ports
+    /// than it has: its first `extra` switches hold `base + 1` cabled
+    /// ports, the others `base`, and slots fill them in that order. None:
+    /// slots fill the switches `global_ports_per_switch` at a time.
+    spread: Option<(u32, u32)>,
 }
 
 impl Wiring {
@@ -91,7 +96,18 @@ impl Wiring {
     /// Switch (global id) of slot `slot` of group `group`, and its global port index (0-based).
     #[inline]
     fn place(&self, group: u32, slot: u32) -> (u32, u32) {
-        let (switch, port) = self.per_switch.div_rem(slot);
+        let (switch, port) = match self.spread {
+            None => self.per_switch.div_rem(slot),
+            Some((base, extra)) => {
+                let big = extra * (base + 1);
+                if slot < big {
+                    (slot / (base + 1), slot % (base + 1))
+                } else {
+                    let rest = slot - big;
+                    (extra + rest / base.max(1), rest % base.max(1))
+                }
+            }
+        };
         (group * self.switches_per_group + switch, port)
     }
 }
@@ -123,7 +139,9 @@ impl Dragonfly {
         }
         // Global links: lpp per group pair, slot chosen by the arrangement.
         let round_robin = t.arrangement == "round-robin";
-        let wiring = Wiring { groups: g, switches_per_group: a, links_per_group_pair: lpp, round_robin, first_port: p + (a - 1) * k, per_switch: Divisor::new(h.max(1)) };
+        let cabled = lpp * (g - 1);
+        let spread = (t.cabling == "spread" && cabled < a * h).then_some((cabled / a, cabled % a));
+        let wiring = Wiring { groups: g, switches_per_group: a, links_per_group_pair: lpp, round_robin, first_port: p + (a - 1) * k, per_switch: Divisor::new(h.max(1)), spread };
         let mut dirlinks = Vec::with_capacity((g * (g - 1) * lpp) as usize);
         for gi in 0..g {
             for gj in (gi + 1)..g {
@@ -224,7 +242,9 @@ impl Dragonfly {
     /// by division, each next by stepping its slot.
     #[inline]
     pub fn links_from_to(&self, from: u32, to: u32) -> PairLinks<'_> {
-        if !self.computed {
+        // Stepping a slot assumes switches of `global_ports_per_switch`
+        // slots each; spread cabling reads the table.
+        if !self.computed || self.wiring.spread.is_some() {
             let first = self.first_link_between(from, to) as usize;
             return PairLinks::Table(self.links[first..first + self.links_per_group_pair as usize].iter());
         }
@@ -351,6 +371,9 @@ fn validate(t: &TopologyConfig) -> Result<u32> {
     if !["consecutive", "round-robin"].contains(&t.arrangement.as_str()) {
         return Err(ConfigError::new(f("arrangement"), format!("unknown arrangement {:?}; use \"consecutive\" or \"round-robin\"", t.arrangement)));
     }
+    if !["fill", "spread"].contains(&t.cabling.as_str()) {
+        return Err(ConfigError::new(f("cabling"), format!("unknown cabling {:?}; use \"fill\" or \"spread\"", t.cabling)));
+    }
     if g == 1 {
         return Ok(0);
     }
@@ -453,8 +476,8 @@ mod tests {
         let shapes = [(4, 8, 16, 4, 6, None), (4, 8, 16, 4, 6, Some(5)), (9, 4, 4, 2, 2, None), (5, 4, 2, 1, 3, None),
                       (33, 8, 4, 1, 4, None), (3, 2, 1, 1, 3, Some(2)), (2, 3, 2, 2, 1, None)];
         for (g, a, p, k, h, lpp) in shapes {
-            for arrangement in ["consecutive", "round-robin"] {
-                let t = TopologyConfig { global_links_per_group_pair: lpp, arrangement: arrangement.into(), ..cfg(g, a, p, k, h) };
+            for (arrangement, cabling) in [("consecutive", "fill"), ("round-robin", "fill"), ("consecutive", "spread"), ("round-robin", "spread")] {
+                let t = TopologyConfig { global_links_per_group_pair: lpp, arrangement: arrangement.into(), cabling: cabling.into(), ..cfg(g, a, p, k, h) };
                 let (df, _) = Dragonfly::build(&t, &LinkConfig::default(), &NicConfig::default()).unwrap();
                 let all = df.all_global_links();
                 assert_eq!(all.len() as u32, g * (g - 1) * df.links_per_group_pair, "{t:?}");
@@ -473,6 +496,38 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Global links held by each switch of a built dragonfly.
+    fn links_per_switch(net: &Network) -> Vec<u32> {
+        let mut per = vec![0u32; net.switches()];
+        for c in net.channels.iter().filter(|c| c.kind == LinkKind::Global) {
+            if let crate::network::End::Switch { switch, .. } = c.src {
+                per[switch.0 as usize] += 1;
+            }
+        }
+        per
+    }
+
+    #[test]
+    fn spread_cabling_puts_a_tapered_groups_links_on_every_switch() {
+        // Shandy: 56 of a group's 112 global ports cabled, 8 links per group pair.
+        let shandy = |cabling: &str| {
+            let t = TopologyConfig { global_links_per_group_pair: Some(8), cabling: cabling.into(), rails: 2, ..cfg(8, 16, 16, 2, 7) };
+            Dragonfly::build(&t, &LinkConfig::default(), &NicConfig::default()).unwrap()
+        };
+        let ((fill, fill_net), (spread, spread_net)) = (shandy("fill"), shandy("spread"));
+        let (per_fill, per_spread) = (links_per_switch(&fill_net), links_per_switch(&spread_net));
+        assert_eq!(per_fill.iter().filter(|&&n| n == 0).count(), 64, "fill: 8 switches of each group hold none");
+        assert!(per_spread.iter().all(|&n| n == 3 || n == 4), "spread: 3 or 4 each, got {per_spread:?}");
+        assert_eq!(per_spread.iter().sum::<u32>(), per_fill.iter().sum::<u32>());
+        assert_eq!(fill.all_global_links().len(), spread.all_global_links().len());
+        // Every global port cabled (Malbec): nothing to spread, the same wiring.
+        let malbec = |cabling: &str| {
+            let t = TopologyConfig { cabling: cabling.into(), ..cfg(4, 8, 16, 4, 6) };
+            Dragonfly::build(&t, &LinkConfig::default(), &NicConfig::default()).unwrap().0
+        };
+        assert_eq!(malbec("fill").all_global_links(), malbec("spread").all_global_links());
     }
 
     #[test]

@@ -87,7 +87,7 @@ pub fn family_keys(kind: Family) -> &'static [&'static str] {
     match kind {
         Family::Dragonfly => &[
             "kind", "groups", "switches_per_group", "endpoints_per_switch", "local_links_per_pair", "global_ports_per_switch",
-            "global_links_per_group_pair", "taper", "arrangement", "radix", "nodes", "rails",
+            "global_links_per_group_pair", "taper", "arrangement", "cabling", "radix", "nodes", "rails",
         ],
         Family::Slimfly => &["kind", "q", "endpoints_per_switch", "radix", "nodes", "rails"],
         Family::Fitfly => &["kind", "q", "planes", "endpoints_per_switch", "radix", "nodes", "rails"],

@@ -6,9 +6,11 @@ changes every one of them; ``--set KIND:KEY=VALUE`` only those whose network is 
 change one side alone, e.g. ``--set aries:nic.outstanding_release=each``.
 
 They change a study's mechanisms, not its set-up: only the sections in :data:`OVERRIDABLE` may be
-set. The topology, the jobs, the traffic and the simulation windows are what a recipe's checks
-(shared switches, node splits, caps) are computed from, so a change there would leave those checks
-describing a set-up that did not run.
+set, and of the topology only the keys in :data:`OVERRIDABLE_TOPOLOGY_KEYS`. The rest of the
+topology, the jobs, the traffic and the simulation windows are what a recipe's checks (shared
+switches, node splits, caps) are computed from, so a change there would leave those checks describing
+a set-up that did not run. The wiring keys move global links between the switches of a group and
+leave every node on its switch, so those checks still hold.
 
 They are applied twice. When a recipe loads a preset or file (:func:`slingsim.config.load_config`), so
 what it derives from the config (a victim's start time from the NICs' rate, say) sees them. And in
@@ -31,6 +33,10 @@ TOPOLOGY_KINDS = ("dragonfly", "slimfly", "fitfly", "megafly", "fattree", "aries
 
 OVERRIDABLE = ("nic", "links", "switch", "routing", "congestion", "qos", "mpi", "host")
 """Config sections ``--set`` may change in a study: the network's and hosts' mechanisms."""
+
+OVERRIDABLE_TOPOLOGY_KEYS = ("topology.arrangement", "topology.cabling")
+"""Topology keys ``--set`` may change in a study: which switches hold a dragonfly's global links,
+which the papers do not give (docs/topologies.md)."""
 
 
 @dataclass(frozen=True)
@@ -56,9 +62,10 @@ def parse_override(text: str) -> StudyOverride:
             raise ValueError(f"--set {text!r}: no network family {kind!r}; choose one of: "
                              f"{', '.join(TOPOLOGY_KINDS)}")
     section = key.strip().split(".", 1)[0]
-    if section not in OVERRIDABLE or "." not in key:
+    if (section not in OVERRIDABLE or "." not in key) and key.strip() not in OVERRIDABLE_TOPOLOGY_KEYS:
         raise ValueError(f"--set {text!r}: a study's {section or 'key'!r} is part of its set-up and cannot be "
-                         f"changed; --set may change a key of: {', '.join(OVERRIDABLE)} (e.g. routing.algorithm=ugal)")
+                         f"changed; --set may change a key of: {', '.join(OVERRIDABLE)} (e.g. routing.algorithm=ugal), "
+                         f"and {' and '.join(OVERRIDABLE_TOPOLOGY_KEYS)}")
     return StudyOverride(text, kind, f"{key.strip()}={text.partition('=')[2]}")
 
 

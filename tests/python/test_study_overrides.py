@@ -32,6 +32,21 @@ def test_a_bad_override_is_refused_naming_what_is_allowed(text, says):
     assert text in str(err.value)
 
 
+def test_the_global_wiring_may_change_in_a_study_and_nothing_else_of_the_topology():
+    """Which switches hold a dragonfly's global links is not in the papers, and moving them leaves
+    every node on its switch, so a study may change it; the topology's shape stays refused."""
+    assert parse_override('dragonfly:topology.cabling="spread"').assignment == 'topology.cabling="spread"'
+    assert parse_override('topology.arrangement="round-robin"').kind is None
+    with pytest.raises(ValueError, match="topology.arrangement and topology.cabling"):
+        parse_override("topology.global_links_per_group_pair=4")
+    shandy = resolved_config("slingshot-shandy")
+    with study_overrides(['dragonfly:topology.cabling="spread"']):
+        spread = with_study_overrides(shandy)
+    assert spread["topology"]["cabling"] == "spread"
+    assert {k: v for k, v in spread["topology"].items() if k != "cabling"} == \
+        {k: v for k, v in shandy["topology"].items() if k != "cabling"}
+
+
 def test_the_families_are_the_engines():
     """Each family a scoped override may name is one the engine builds, and the engine's list of
     families is this one (its error for an unknown kind lists them)."""

@@ -139,8 +139,11 @@ fn step(df: &Dragonfly, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut 
 /// unless `routing.minimal_paths = "one-global-hop"`, and for a packet
 /// already in its destination group or on a Valiant leg.
 fn step_one_global_hop(df: &Dragonfly, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> Option<(ChannelId, u32)> {
+    if !df.one_global_hop {
+        return None;
+    }
     let (gs, gd) = (df.group(s), df.group(pkt.dst_switch));
-    if !df.one_global_hop || gs == gd || pkt.via_group() != NONE || !pkt.via_switch().is_none() || df.links_per_group_pair == 0 {
+    if gs == gd || pkt.via_group() != NONE || !pkt.via_switch().is_none() || df.links_per_group_pair == 0 {
         return None;
     }
     let i = df.first_link_between(gs, gd) + rng.below(df.links_per_group_pair as u64) as u32;

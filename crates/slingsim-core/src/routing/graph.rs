@@ -124,8 +124,11 @@ fn set_group_intermediate(g: &GraphTopology, s: SwitchId, pkt: &mut Packet, rng:
 /// where the links are not listed (`routing.minimal_paths = "shortest"`).
 fn step_one_global_hop(g: &GraphTopology, net: &Network, s: SwitchId, pkt: &mut Packet, rng: &mut Rng) -> Option<(ChannelId, u32)> {
     let hops = &g.global_hops;
+    if !hops.active() {
+        return None;
+    }
     let (a, b) = (g.groups[s.index()], g.groups[pkt.dst_switch.index()]);
-    if !hops.active() || a == b || !pkt.via_switch().is_none() {
+    if a == b || !pkt.via_switch().is_none() {
         return None;
     }
     let (lo, hi) = hops.between(a, b);

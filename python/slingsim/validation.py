@@ -458,7 +458,9 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "as the paper's rule has it, and Daint's 16 KiB halo3d (1.15x), a median of 3 iterations: with 9, 1.086x",
     ("aries-applications", "FFT on 256 nodes: high bias over DEFAULT (median)"):
         "not established; ruled out: the message size (scaled as a pencil transpose's, high bias comes level with "
-        "DEFAULT on 256 nodes but never ahead)",
+        "DEFAULT on 256 nodes but never ahead) and the allocation's shape; a second minimal candidate over any of a "
+        "group pair's links (routing.minimal_paths = \"one-global-hop\") brings it to 1.09 but turns Fig. 7's "
+        "across-group ordering the other way",
     ("fitfly-networks", "AMG on Fit Fly at the highest background (ms)"):
         "part of Fit Fly's gap is the idle baseline, which pays the host stack per message, the rest is not "
         "established; at 72.5% Slim Fly, Dragonfly and Megafly are saturated (they accept 0.51, 0.40 and 0.33 of "

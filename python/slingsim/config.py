@@ -312,7 +312,13 @@ def _without(cfg: Config, names: Iterable[str], sources: Optional[Sources]) -> C
     """:func:`without`, dropping the same entries from ``sources`` if given."""
     if isinstance(names, (str, bytes)):
         raise ConfigError(f"without: {names!r} is one string; give a list of names, e.g. [{names!r}]")
+    if not hasattr(names, "__iter__"):
+        raise ConfigError(f"without: {names!r} is not a list of names; give e.g. ['aggressor']")
     result = name_entries(copy.deepcopy(cfg))
+    for list_key in DROPPABLE_LISTS:
+        if not isinstance(result.get(list_key) or [], list):
+            raise ConfigError(f"{list_key}: must be a list of tables ([[{list_key}]] in TOML), "
+                              f"got {type(result[list_key]).__name__} {result[list_key]!r}")
     for name in names:
         for list_key in DROPPABLE_LISTS:
             entries = result.get(list_key) or []

@@ -157,3 +157,14 @@ def test_a_source_renamed_to_a_number_is_still_addressed_and_listed(capsys):
     """Found by the fuzz tests: listing the known names failed on a name that is not a string."""
     err = cli_error(["run", SMALL, "--set", "traffic.0.name=0", "--set", "traffic.uniform.load=0.1"], capsys)
     assert "no traffic entry named 'uniform'; known names: 0" in err
+
+
+@pytest.mark.parametrize("cfg, names, field", [
+    ({"extends": "slingshot-malbec", "traffic": 5}, ["x"], "traffic: must be a list of tables"),
+    ({"extends": "slingshot-malbec", "job": "abc"}, ["x"], "job: must be a list of tables"),
+    ("slingshot-malbec", 3, "without: 3 is not a list of names"),
+])
+def test_without_on_a_spoiled_list_or_a_non_list_is_a_clear_error(cfg, names, field):
+    # Found by the API fuzzer: a traffic list given as a number made `without` raise a TypeError.
+    with pytest.raises(ConfigError, match=re.escape(field)):
+        api.run_summary(cfg, without=names, cache=False)

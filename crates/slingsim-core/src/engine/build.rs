@@ -188,9 +188,11 @@ fn check_minimal_paths(cfg: &Config, classes: &[TrafficClass], m: &Modes) -> Res
         return Ok(());
     }
     let aware: &[Algorithm] = if m.app_aware.contains(&true) { &crate::mpi::app_aware::MODES } else { &[] };
-    let mut used = m.sources.iter().chain(m.jobs.iter()).map(|(a, _)| *a).chain(std::iter::once(m.global));
-    let used_too = classes.iter().filter_map(|c| c.routing).chain(aware.iter().copied());
-    let mut all: Vec<Algorithm> = used.by_ref().chain(used_too).collect();
+    let mut all: Vec<Algorithm> = m.sources.iter().chain(m.jobs.iter()).map(|(a, _)| *a)
+        .chain(std::iter::once(m.global))
+        .chain(classes.iter().filter_map(|c| c.routing))
+        .chain(aware.iter().copied())
+        .collect();
     if all.iter().any(|&a| crate::routing::adaptive::candidates(a).0 >= 2) {
         return Ok(());
     }

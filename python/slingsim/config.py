@@ -315,13 +315,13 @@ def _without(cfg: Config, names: Iterable[str], sources: Optional[Sources]) -> C
     if not hasattr(names, "__iter__"):
         raise ConfigError(f"without: {names!r} is not a list of names; give e.g. ['aggressor']")
     result = name_entries(copy.deepcopy(cfg))
-    for list_key in DROPPABLE_LISTS:
-        if not isinstance(result.get(list_key) or [], list):
-            raise ConfigError(f"{list_key}: must be a list of tables ([[{list_key}]] in TOML), "
-                              f"got {type(result[list_key]).__name__} {result[list_key]!r}")
     for name in names:
         for list_key in DROPPABLE_LISTS:
             entries = result.get(list_key) or []
+            if not isinstance(entries, list):
+                # Without a name to drop, resolving the config reports this with its file and line.
+                raise ConfigError(f"{list_key}: must be a list of tables ([[{list_key}]] in TOML) to drop "
+                                  f"{name!r} from, got {type(entries).__name__} {entries!r}")
             dropped = [i for i, entry in enumerate(entries) if isinstance(entry, dict) and entry.get("name") == name]
             if dropped:
                 result[list_key] = [entry for i, entry in enumerate(entries) if i not in dropped]

@@ -41,6 +41,23 @@ struct Modes {
     app_aware: Vec<bool>,
 }
 
+impl Modes {
+    /// Every routing mode a packet of this run may take: the sources',
+    /// the jobs', `routing.algorithm`, the classes' own, and
+    /// application-aware routing's pair when a job uses it (it picks a
+    /// mode per message). Repeats are left in.
+    fn all<'a>(&'a self, classes: &'a [TrafficClass]) -> impl Iterator<Item = Algorithm> + 'a {
+        let aware: &[Algorithm] = if self.app_aware.contains(&true) { &crate::mpi::app_aware::MODES } else { &[] };
+        self.sources
+            .iter()
+            .chain(self.jobs.iter())
+            .map(|&(a, _)| a)
+            .chain(std::iter::once(self.global))
+            .chain(classes.iter().filter_map(|c| c.routing))
+            .chain(aware.iter().copied())
+    }
+}
+
 /// The run's time marks.
 struct Window {
     warmup: Ps,
@@ -187,12 +204,7 @@ fn check_minimal_paths(cfg: &Config, classes: &[TrafficClass], m: &Modes) -> Res
     if cfg.routing.minimal_paths == crate::routing::MinimalPaths::Shortest {
         return Ok(());
     }
-    let aware: &[Algorithm] = if m.app_aware.contains(&true) { &crate::mpi::app_aware::MODES } else { &[] };
-    let mut all: Vec<Algorithm> = m.sources.iter().chain(m.jobs.iter()).map(|(a, _)| *a)
-        .chain(std::iter::once(m.global))
-        .chain(classes.iter().filter_map(|c| c.routing))
-        .chain(aware.iter().copied())
-        .collect();
+    let mut all: Vec<Algorithm> = m.all(classes).collect();
     if all.iter().any(|&a| crate::routing::adaptive::candidates(a).0 >= 2) {
         return Ok(());
     }
@@ -244,16 +256,7 @@ fn resolve_modes(cfg: &Config, classes: &[TrafficClass]) -> Result<Modes> {
 /// Enough hop VCs for the longest path of any mode in use (the API may ask
 /// for any mode per message, so count them all when it is used), per class.
 fn virtual_channels(_cfg: &Config, topo: &Topology, classes: &[TrafficClass], m: &Modes) -> Result<VcLayout> {
-    let aware_modes: &[Algorithm] = if m.app_aware.contains(&true) { &crate::mpi::app_aware::MODES } else { &[] };
-    let modes = m
-        .sources
-        .iter()
-        .chain(m.jobs.iter())
-        .map(|(a, _)| a)
-        .chain(std::iter::once(&m.global))
-        .chain(classes.iter().filter_map(|c| c.routing.as_ref()))
-        .chain(aware_modes.iter());
-    let hop_vcs = modes.map(|&a| topo.max_hops(a)).max().unwrap_or(1) as usize;
+    let hop_vcs = m.all(classes).map(|a| topo.max_hops(a)).max().unwrap_or(1) as usize;
     Ok(VcLayout { hop_vcs, n_vcs: hop_vcs * classes.len() })
 }
 

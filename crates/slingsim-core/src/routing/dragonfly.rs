@@ -149,12 +149,9 @@ fn step_one_global_hop(df: &Dragonfly, net: &Network, s: SwitchId, pkt: &mut Pac
     let i = df.first_link_between(gs, gd) + rng.below(df.links_per_group_pair as u64) as u32;
     let link = df.global_link(i);
     let hops = (link.from != s) as u32 + 1 + (link.to != pkt.dst_switch) as u32;
-    if link.from == s {
-        pkt.global_link = NONE;
-        return Some((net.out_channel(s, link.port), hops));
-    }
+    // Committed to that link, the packet follows it as `step` does any.
     pkt.global_link = i;
-    Some((local_hop(df, net, s, link.from, rng), hops))
+    Some((step(df, net, s, pkt, rng), hops))
 }
 
 /// [`step`]'s choice read without taking it: every channel it may return

@@ -498,17 +498,6 @@ mod tests {
         }
     }
 
-    /// Global links held by each switch of a built dragonfly.
-    fn links_per_switch(net: &Network) -> Vec<u32> {
-        let mut per = vec![0u32; net.switches()];
-        for c in net.channels.iter().filter(|c| c.kind == LinkKind::Global) {
-            if let crate::network::End::Switch { switch, .. } = c.src {
-                per[switch.0 as usize] += 1;
-            }
-        }
-        per
-    }
-
     #[test]
     fn spread_cabling_puts_a_tapered_groups_links_on_every_switch() {
         // Shandy: 56 of a group's 112 global ports cabled, 8 links per group pair.
@@ -517,10 +506,9 @@ mod tests {
             Dragonfly::build(&t, &LinkConfig::default(), &NicConfig::default()).unwrap()
         };
         let ((fill, fill_net), (spread, spread_net)) = (shandy("fill"), shandy("spread"));
-        let (per_fill, per_spread) = (links_per_switch(&fill_net), links_per_switch(&spread_net));
-        assert_eq!(per_fill.iter().filter(|&&n| n == 0).count(), 64, "fill: 8 switches of each group hold none");
-        assert!(per_spread.iter().all(|&n| n == 3 || n == 4), "spread: 3 or 4 each, got {per_spread:?}");
-        assert_eq!(per_spread.iter().sum::<u32>(), per_fill.iter().sum::<u32>());
+        let per_switch = crate::topology::analytics::global_links_per_switch;
+        assert_eq!(per_switch(&fill_net), serde_json::json!({"min": 0, "max": 7, "switches_without": 64}), "fill: 8 switches of each group hold none");
+        assert_eq!(per_switch(&spread_net), serde_json::json!({"min": 3, "max": 4, "switches_without": 0}), "spread: 3 or 4 each");
         assert_eq!(fill.all_global_links().len(), spread.all_global_links().len());
         // Every global port cabled (Malbec): nothing to spread, the same wiring.
         let malbec = |cabling: &str| {

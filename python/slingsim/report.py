@@ -149,6 +149,14 @@ def _per_switch(spread: Optional[Dict[str, Any]]) -> str:
     return text + (f" ({number(none)} switches without)" if none else "")
 
 
+def _failed(failed: Optional[Dict[str, Any]]) -> str:
+    """Links down from the start and failing later, and whether the tables route around them."""
+    if not failed:
+        return "-"
+    how = "routed around" if failed["routed_around"] else "kept in the dragonfly's routes"
+    return f"{number(failed['down_at_start'])} / {number(failed['failing_later'])} ({how})"
+
+
 def topology_text(analytics: Dict[str, Any], title: str) -> str:
     """Topology analytics as aligned ``name  value`` lines with units."""
     links = analytics.get("links", {})
@@ -167,6 +175,7 @@ def topology_text(analytics: Dict[str, Any], title: str) -> str:
         ["uniform minimal saturation", number(analytics.get("uniform_minimal_saturation"))],
         ["adversarial minimal saturation", number(analytics.get("adversarial_minimal_saturation"))],
         ["global links per switch", _per_switch(analytics.get("global_links_per_switch"))],
+        ["links failed: down from the start / later", _failed(analytics.get("links_failed"))],
         ["radix used", number(analytics.get("radix_used"))],
         ["planes / rails", f"{number(analytics.get('planes', 1))} / {number(analytics.get('rails', 1))}"],
         ["cost (USD)", number(analytics.get("cost_usd"))],

@@ -112,3 +112,21 @@ def test_topo_shows_where_shandys_cabled_global_ports_sit(capsys):
     for key in ("global_bw_Bps", "bisection_bw_Bps", "alltoall_peak_Bps", "links"):
         assert spread[key] == filled[key], key
     assert slingsim.topology("slingshot-malbec")["global_links_per_switch"] == {"min": 6, "max": 6, "switches_without": 0}
+
+
+def test_topo_routes_a_graph_family_around_links_down_from_the_start(capsys):
+    # A Slim Fly's diameter is 2; with three of switch 0's links down from
+    # the start the fabric manager's tables need longer paths (and more
+    # VCs), and topo shows the diameter of those tables. A link failing
+    # later stays in them; the dragonfly keeps its routes.
+    down = 'links.failed=[{switch=0,port=9},{switch=0,port=10},{switch=1,port=11,at_ns=5}]'
+    whole = slingsim.topology("slimfly-3k")
+    cut = slingsim.topology("slimfly-3k", [down])
+    assert "links_failed" not in whole
+    assert cut["links_failed"] == {"down_at_start": 2, "failing_later": 1, "routed_around": True}
+    assert cut["diameter"] >= whole["diameter"] and cut["avg_min_hops"] > whole["avg_min_hops"]
+    assert cut["links"] == whole["links"]  # still cabled, only out of the routes
+    assert cli.main(["topo", "slimfly-3k", "--set", down]) in (0, None)
+    assert "2 / 1 (routed around)" in capsys.readouterr().out
+    df = slingsim.topology("slingshot-malbec", ["links.failed=[{switch=0,port=60}]"])
+    assert df["links_failed"]["routed_around"] is False

@@ -108,6 +108,24 @@ impl Network {
         Ok(self.out_channel(s, port))
     }
 
+    /// The channels of `links.failed` and when they fail: both directions
+    /// of each cable. Terminal links are refused: failing one cuts a node off.
+    pub fn failed_channels(&self, failed: &[crate::config::FailedLink]) -> crate::error::Result<Vec<(ChannelId, Ps)>> {
+        use crate::error::ConfigError;
+        let mut out = Vec::new();
+        for (i, f) in failed.iter().enumerate() {
+            let field = format!("links.failed[{i}]");
+            let ch = self.cabled_port(&field, f.switch, f.port)?;
+            if self.channels[ch].kind == LinkKind::Terminal {
+                return Err(ConfigError::new(format!("{field}.port"), "a terminal link cuts its node off; fail switch-to-switch links only"));
+            }
+            let at = crate::units::ns_to_ps(f.at_ns);
+            out.push((ch, at));
+            out.push((self.reverse(ch), at));
+        }
+        Ok(out)
+    }
+
     /// Endpoint of rail `rail` of node `node`.
     #[inline]
     pub fn endpoint_of(&self, node: NodeId, rail: u32) -> EndpointId {

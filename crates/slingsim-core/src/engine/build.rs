@@ -2,7 +2,7 @@
 //! traffic classes, virtual channels, the run's time marks, then each
 //! component, then the first events.
 
-use crate::ids::{ChannelId, IdVec};
+use crate::ids::IdVec;
 use super::channels::Channels;
 use super::measurement::{Measurement, PacketSamples, Timeline};
 use super::nic::Nics;
@@ -78,7 +78,7 @@ impl Simulation {
         check_minimal_paths(&cfg, &classes, &modes)?;
         let vcs = virtual_channels(&cfg, &topo, &classes, &modes)?;
         let vc_capacity = vc_capacity(&cfg, frame, vcs)?;
-        let fail_at = failed_links(&cfg, &net)?;
+        let fail_at = net.failed_channels(&cfg.links.failed)?;
         if cfg.traffic.is_empty() && cfg.job.is_empty() {
             return Err(ConfigError::new("traffic", "nothing to simulate: add a [[traffic]] source or a [[job]]"));
         }
@@ -302,23 +302,6 @@ fn vc_capacity(cfg: &Config, frame: Frame, vcs: VcLayout) -> Result<i64> {
         ));
     }
     Ok(cap)
-}
-
-/// The channels of `links.failed` and when they fail: both directions of
-/// each cable. Terminal links are refused: failing one cuts a node off.
-fn failed_links(cfg: &Config, net: &Network) -> Result<Vec<(ChannelId, Ps)>> {
-    let mut out = Vec::new();
-    for (i, f) in cfg.links.failed.iter().enumerate() {
-        let field = format!("links.failed[{i}]");
-        let ch = net.cabled_port(&field, f.switch, f.port)?;
-        if net.channels[ch].kind == LinkKind::Terminal {
-            return Err(ConfigError::new(format!("{field}.port"), "a terminal link cuts its node off; fail switch-to-switch links only"));
-        }
-        let at = ns_to_ps(f.at_ns);
-        out.push((ch, at));
-        out.push((net.reverse(ch), at));
-    }
-    Ok(out)
 }
 
 /// Warmup, end of the measurement window and end of the run. Offered-load

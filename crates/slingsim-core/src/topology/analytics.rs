@@ -31,10 +31,21 @@ pub fn analyze_json(text: &str) -> Result<Value> {
 
 /// Analytics of a built topology.
 pub fn analyze(cfg: &Config, topo: &Topology, net: &Network) -> Value {
-    match topo {
+    let mut v = match topo {
         Topology::Dragonfly(df) => dragonfly(cfg, df, net),
         Topology::Graph(g) => super::graph_analytics::analyze(cfg, g, net),
+    };
+    if !cfg.links.failed.is_empty() {
+        // The diameter and hops above are the tables' (a graph-routed
+        // family's leave out the links down from the start).
+        let down = cfg.links.failed.iter().filter(|f| f.at_ns <= 0.0).count();
+        v["links_failed"] = json!({
+            "down_at_start": down,
+            "failing_later": cfg.links.failed.len() - down,
+            "routed_around": matches!(topo, Topology::Graph(_)),
+        });
     }
+    v
 }
 
 fn dragonfly(cfg: &Config, df: &Dragonfly, net: &Network) -> Value {

@@ -162,6 +162,42 @@ impl GraphTopology {
         g
     }
 
+    /// Computes the tables again without the links in `down` (output
+    /// channels; pass both directions of a cable), as a fabric manager
+    /// computes its routing tables around the links that are down when
+    /// it brings the network up: adjacency, distances, diameter and the
+    /// first hop's reach all leave them out, so no mode routes over them.
+    /// Fails with a pair of switches with endpoints, of one plane, that
+    /// the remaining links no longer join.
+    pub fn route_around(&mut self, down: &[ChannelId]) -> Result<(), (SwitchId, SwitchId)> {
+        let mut down = down.to_vec();
+        down.sort_unstable();
+        let mut adj_start = Vec::with_capacity(self.switches + 1);
+        let mut adj = Vec::with_capacity(self.adj.len());
+        for s in 0..self.switches {
+            adj_start.push(adj.len() as u32);
+            adj.extend(self.neighbors(SwitchId::from_index(s)).iter().filter(|nb| down.binary_search(&nb.channel).is_err()).copied());
+        }
+        adj_start.push(adj.len() as u32);
+        (self.adj_start, self.adj) = (adj_start, adj);
+        let mut has_endpoints = vec![false; self.switches];
+        for s in self.endpoint_switches.iter().flatten() {
+            has_endpoints[s.index()] = true;
+        }
+        self.dist.fill(u8::MAX);
+        self.diameter = 0;
+        self.compute_distances(&has_endpoints);
+        self.first_hop_reach = self.compute_first_hop_reach(&has_endpoints);
+        for list in &self.endpoint_switches {
+            for &a in list {
+                if let Some(&b) = list.iter().find(|&&b| self.distance(a, b) == u8::MAX) {
+                    return Err((a, b));
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn compute_first_hop_reach(&self, has_endpoints: &[bool]) -> u32 {
         let mut first_hop = vec![false; self.switches];
         for s in (0..self.switches).filter(|&s| has_endpoints[s]) {

@@ -189,6 +189,7 @@ impl Topology {
         }
         let net = built.net.clone();
         let mut g = GraphTopology::new(built);
+        route_around_down_links(&mut g, &net, cfg)?;
         if kind == Family::Aries {
             g.route_detours_by_group();
             if cfg.routing.minimal_paths == MinimalPaths::OneGlobalHop {
@@ -234,4 +235,25 @@ impl Topology {
             Topology::Graph(g) => g.family,
         }
     }
+}
+
+/// Tables computed around the links `links.failed` has down from the start
+/// (`at_ns` = 0), as the fabric manager routes a network it brings up with
+/// those links down: no routing mode takes them. Links that fail later
+/// stay in the tables (packets sent over them are lost and resent; the
+/// adaptive modes pass them by where an equal path remains).
+fn route_around_down_links(g: &mut GraphTopology, net: &Network, cfg: &Config) -> Result<()> {
+    let down: Vec<_> = net.failed_channels(&cfg.links.failed)?.into_iter().filter(|&(_, at)| at == Ps::ZERO).map(|(c, _)| c).collect();
+    if down.is_empty() {
+        return Ok(());
+    }
+    g.route_around(&down).map_err(|(a, b)| {
+        ConfigError::new(
+            "links.failed",
+            format!(
+                "with the links down from the start (at_ns = 0) switch {a} no longer reaches switch {b}, and both hold nodes; \
+                 keep one of their paths up, or fail a link later (at_ns > 0) to study the loss"
+            ),
+        )
+    })
 }

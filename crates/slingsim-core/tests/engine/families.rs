@@ -47,3 +47,61 @@ fn every_family_routing_and_pattern_runs_clean() {
         }
     }
 }
+
+/// A link down from the start is out of the shortest-path tables, as the
+/// fabric manager leaves it out of the routes it computes at bring-up:
+/// even static minimal routing never sends a packet over it, so nothing
+/// is lost or resent. The same link failing 1 ns into the run is still in
+/// the tables, and minimal routing loses packets on it and resends them.
+#[test]
+fn graph_families_route_around_links_down_from_the_start() {
+    // Switch 0's first switch-facing port in each family.
+    let first_fabric_port = [("slimfly", 2), ("fitfly", 2), ("megafly", 3), ("fattree", 3), ("aries", 2)];
+    for (name, topo) in families().into_iter().filter(|(n, _)| *n != "dragonfly") {
+        let port = first_fabric_port.iter().find(|(n, _)| *n == name).unwrap().1;
+        let run = |at_ns: f64| {
+            let cfg = json!({
+                "topology": topo,
+                "routing": {"algorithm": "minimal"},
+                "links": {"failed": [{"switch": 0, "port": port, "at_ns": at_ns}]},
+                "nic": {"retry_timeout_ns": 4000},
+                "sim": {"warmup_ns": 1000, "duration_ns": 6000, "drain_ns": 40000, "watchdog_ns": 20000},
+                "traffic": [{"name": "t", "pattern": "uniform", "load": 0.3, "message_bytes": 2048}],
+            });
+            let mut sim = Simulation::from_json(&cfg.to_string()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            sim.run();
+            sim.summary()
+        };
+        let (down, later) = (run(0.0), run(1.0));
+        for s in [&down, &later] {
+            assert_eq!(s["bytes_conserved"], true, "{name}");
+        }
+        assert_eq!(down["e2e_retries"], 0, "{name}: routed over a link down from the start: {}", down["packets_lost"]);
+        assert_eq!(down["packets_lost"], 0, "{name}");
+        assert_eq!(down["measured_undelivered"], 0, "{name}");
+        assert!(later["e2e_retries"].as_u64().unwrap() > 0, "{name}: a link failing during the run should lose packets under minimal routing");
+    }
+}
+
+/// Links down from the start that cut switches with nodes apart are
+/// refused at build, naming the key: no table can route between them.
+#[test]
+fn links_down_from_the_start_that_cut_a_graph_network_are_refused() {
+    // A radix-4 fat tree's edge switch 0 has two up-links, ports 2 and 3.
+    let cfg = json!({
+        "topology": {"kind": "fattree", "radix": 4},
+        "links": {"failed": [{"switch": 0, "port": 2}, {"switch": 0, "port": 3}]},
+        "traffic": [{"name": "t", "pattern": "uniform", "load": 0.3}],
+    });
+    let e = Simulation::from_json(&cfg.to_string()).err().expect("a cut network is refused");
+    let m = e.to_string();
+    assert!(m.starts_with("links.failed") && m.contains("no longer reaches") && m.contains("at_ns > 0"), "{m}");
+    // Failing the same links later is a run, which reports the cut.
+    let mut later = cfg.clone();
+    later["links"]["failed"] = json!([{"switch": 0, "port": 2, "at_ns": 100}, {"switch": 0, "port": 3, "at_ns": 100}]);
+    later["sim"] = json!({"warmup_ns": 0, "duration_ns": 3000, "drain_ns": 3000});
+    later["nic"] = json!({"retry_timeout_ns": 1000, "max_retries": 1});
+    let mut sim = Simulation::from_json(&later.to_string()).unwrap();
+    sim.run();
+    assert!(sim.summary()["partition"]["parts"].as_array().is_some_and(|p| p.len() == 2), "{}", sim.summary()["partition"]);
+}

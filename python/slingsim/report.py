@@ -153,8 +153,8 @@ def _failed(failed: Optional[Dict[str, Any]]) -> str:
     """Links down from the start and failing later, and whether the tables route around them."""
     if not failed:
         return "-"
-    how = "routed around" if failed["routed_around"] else "kept in the dragonfly's routes"
-    return f"{number(failed['down_at_start'])} / {number(failed['failing_later'])} ({how})"
+    return (f"{number(failed['down_at_start'])} / {number(failed['failing_later'])}"
+            f" ({number(failed['routed_around'])} routed around)")
 
 
 def topology_text(analytics: Dict[str, Any], title: str) -> str:

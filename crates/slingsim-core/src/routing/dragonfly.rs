@@ -146,7 +146,16 @@ fn step_one_global_hop(df: &Dragonfly, net: &Network, s: SwitchId, pkt: &mut Pac
     if gs == gd || pkt.via_group() != NONE || !pkt.via_switch().is_none() || df.links_per_group_pair == 0 {
         return None;
     }
-    let i = df.first_link_between(gs, gd) + rng.below(df.links_per_group_pair as u64) as u32;
+    let first = df.first_link_between(gs, gd);
+    let pair = first..first + df.links_per_group_pair;
+    let i = if df.links_down() == 0 {
+        first + rng.below(df.links_per_group_pair as u64) as u32
+    } else {
+        // Uniformly over the pair's links that are up (at least one is).
+        let up = pair.clone().filter(|&i| !df.is_down(i)).count();
+        let k = rng.below(up as u64) as usize;
+        pair.filter(|&i| !df.is_down(i)).nth(k).expect("a group pair keeps a link up")
+    };
     let link = df.global_link(i);
     let hops = (link.from != s) as u32 + 1 + (link.to != pkt.dst_switch) as u32;
     // Committed to that link, the packet follows it as `step` does any.
@@ -205,29 +214,41 @@ fn local_hop(df: &Dragonfly, net: &Network, s: SwitchId, t: SwitchId, rng: &mut 
 
 /// Index (into `all_global_links`) of a random shortest-path global link
 /// from switch `s` of group `from` toward group `to` (and switch `target`
-/// there, if known). Ties are broken uniformly, with one random draw.
+/// there, if known), among those not down from the start. Ties are broken
+/// uniformly, with one random draw.
 fn pick_global(df: &Dragonfly, s: SwitchId, from: u32, to: u32, target: SwitchId, rng: &mut Rng) -> u32 {
     let first = df.first_link_between(from, to);
+    let up = |i: u32| !df.is_down(first + i);
     // One loop per way of listing the links, so neither pays for the other.
     let i = match df.links_from_to(from, to) {
-        PairLinks::Table(links) => pick_shortest(links.copied(), s, target, rng),
-        PairLinks::Computed(links) => pick_shortest(links, s, target, rng),
+        PairLinks::Table(links) => pick_shortest(links.copied(), s, target, up, rng),
+        PairLinks::Computed(links) => pick_shortest(links, s, target, up, rng),
     };
     first + i
 }
 
 /// Position among `links` of a random one of those with the fewest hops
-/// from `s` to `target` (any switch of the far group if NONE).
+/// from `s` to `target` (any switch of the far group if NONE), of those
+/// whose position `up` accepts.
 #[inline]
-fn pick_shortest<I: Iterator<Item = GlobalLink> + Clone>(links: I, s: SwitchId, target: SwitchId, rng: &mut Rng) -> u32 {
-    let hops = |l: GlobalLink| (l.from != s) as u32 + (!target.is_none() && l.to != target) as u32;
+fn pick_shortest<I: Iterator<Item = GlobalLink> + Clone>(links: I, s: SwitchId, target: SwitchId, up: impl Fn(u32) -> bool, rng: &mut Rng) -> u32 {
+    let hops = |(i, l): (usize, GlobalLink)| {
+        if up(i as u32) {
+            (l.from != s) as u32 + (!target.is_none() && l.to != target) as u32
+        } else {
+            u32::MAX
+        }
+    };
     // One pass collects the shortest; a pair with more than `MAX_FAN` of
     // them takes a second pass instead (the same choice from the same draw).
     const MAX_FAN: usize = 32;
     let mut fan = [0u32; MAX_FAN];
     let (mut best, mut ties) = (u32::MAX, 0usize);
     for (i, l) in links.clone().enumerate() {
-        let h = hops(l);
+        let h = hops((i, l));
+        if h == u32::MAX {
+            continue;
+        }
         if h < best {
             (best, ties) = (h, 0);
         }
@@ -243,7 +264,7 @@ fn pick_shortest<I: Iterator<Item = GlobalLink> + Clone>(links: I, s: SwitchId, 
         return fan[k];
     }
     for (i, l) in links.enumerate() {
-        if hops(l) == best {
+        if hops((i, l)) == best {
             if k == 0 {
                 return i as u32;
             }
@@ -262,10 +283,11 @@ pub fn min_hops(df: &Dragonfly, s: SwitchId, d: SwitchId) -> u32 {
     if gs == gd {
         return 1;
     }
-    let hops = |l: GlobalLink| (l.from != s) as u32 + 1 + (l.to != d) as u32;
+    let first = df.first_link_between(gs, gd);
+    let hops = |(i, l): (usize, GlobalLink)| if df.is_down(first + i as u32) { u32::MAX } else { (l.from != s) as u32 + 1 + (l.to != d) as u32 };
     match df.links_from_to(gs, gd) {
-        PairLinks::Table(links) => links.copied().map(hops).min(),
-        PairLinks::Computed(links) => links.map(hops).min(),
+        PairLinks::Table(links) => links.copied().enumerate().map(hops).min(),
+        PairLinks::Computed(links) => links.enumerate().map(hops).min(),
     }
     .unwrap_or(u32::MAX)
 }

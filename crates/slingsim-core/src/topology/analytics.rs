@@ -36,13 +36,17 @@ pub fn analyze(cfg: &Config, topo: &Topology, net: &Network) -> Value {
         Topology::Graph(g) => super::graph_analytics::analyze(cfg, g, net),
     };
     if !cfg.links.failed.is_empty() {
-        // The diameter and hops above are the tables' (a graph-routed
-        // family's leave out the links down from the start).
+        // The diameter and hops above are the routes' (without the links
+        // down from the start that they leave out).
         let down = cfg.links.failed.iter().filter(|f| f.at_ns <= 0.0).count();
+        let routed_around = match topo {
+            Topology::Graph(_) => down,
+            Topology::Dragonfly(df) => df.links_down() / 2,
+        };
         v["links_failed"] = json!({
             "down_at_start": down,
             "failing_later": cfg.links.failed.len() - down,
-            "routed_around": matches!(topo, Topology::Graph(_)),
+            "routed_around": routed_around,
         });
     }
     v
@@ -139,7 +143,8 @@ fn dragonfly_distances(df: &Dragonfly) -> (u32, f64) {
             if gs == gt {
                 continue;
             }
-            let links = df.links_between(gs, gt);
+            let first = df.first_link_between(gs, gt);
+            let links = df.links_between(gs, gt).iter().enumerate().filter(|&(i, _)| !df.is_down(first + i as u32)).map(|(_, l)| l);
             in_a.iter_mut().for_each(|x| *x = false);
             in_b.iter_mut().for_each(|x| *x = false);
             pairs.clear();

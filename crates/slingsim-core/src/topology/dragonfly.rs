@@ -60,6 +60,9 @@ pub struct Dragonfly {
     /// link between the two groups (`routing.minimal_paths =
     /// "one-global-hop"`), not only those of the fewest switch hops.
     pub one_global_hop: bool,
+    /// Directed global links (indices into [`Self::all_global_links`],
+    /// sorted) down from the start, which routing leaves out.
+    down: Vec<u32>,
 }
 
 /// Where the global links of a dragonfly sit: the slot a group gives its
@@ -171,6 +174,7 @@ impl Dragonfly {
             wiring,
             links: dirlinks,
             one_global_hop: false,
+            down: Vec::new(),
         };
         Ok((df, net))
     }
@@ -179,6 +183,40 @@ impl Dragonfly {
     #[inline]
     pub fn group(&self, s: SwitchId) -> u32 {
         s.0 / self.switches_per_group
+    }
+
+    /// Leaves the global links of `down` (output channels as switch and
+    /// port; both directions of a cable) out of every route, as a fabric
+    /// manager routes a network it brings up with them down; ports that are
+    /// not global links are ignored. Fails with a pair of groups left with
+    /// no global link between them.
+    pub fn route_around(&mut self, down: &[(SwitchId, u32)]) -> std::result::Result<(), (u32, u32)> {
+        let mut down = down.to_vec();
+        down.sort_unstable();
+        self.down = (0..self.links.len() as u32).filter(|&i| {
+            let l = self.links[i as usize];
+            down.binary_search(&(l.from, l.port)).is_ok()
+        }).collect();
+        for a in 0..self.groups {
+            for b in (0..self.groups).filter(|&b| b != a) {
+                let first = self.first_link_between(a, b);
+                if self.links_per_group_pair > 0 && (first..first + self.links_per_group_pair).all(|i| self.is_down(i)) {
+                    return Err((a, b));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether global link `i` is down from the start (left out of routes).
+    #[inline]
+    pub fn is_down(&self, i: u32) -> bool {
+        !self.down.is_empty() && self.down.binary_search(&i).is_ok()
+    }
+
+    /// Directed global links left out of routes.
+    pub fn links_down(&self) -> usize {
+        self.down.len()
     }
 
     /// Global links from group `from` to group `to`.

@@ -19,8 +19,8 @@ pub mod slimfly;
 use crate::config::{Config, LinkConfig, NicConfig};
 use crate::names::Named;
 use crate::error::{ConfigError, Result};
-use crate::ids::{Id, SwitchId};
-use crate::network::Network;
+use crate::ids::{ChannelId, Id, SwitchId};
+use crate::network::{End, Network};
 use crate::units::{ns_to_ps, Ps, Rate};
 use crate::routing::MinimalPaths;
 pub use dragonfly::Dragonfly;
@@ -164,6 +164,7 @@ impl Topology {
                 df.one_global_hop = cfg.routing.minimal_paths == MinimalPaths::OneGlobalHop;
                 apply_degraded(&mut net, &cfg.links.degraded)?;
                 net.shrink_to_fit();
+                route_dragonfly_around_down_links(&mut df, &net, cfg)?;
                 return Ok((Topology::Dragonfly(df), net));
             }
             Family::Slimfly => slimfly::build(t, l, n)?,
@@ -237,13 +238,44 @@ impl Topology {
     }
 }
 
+/// Output channels (both directions) of the links `links.failed` has down
+/// from the start (`at_ns` = 0).
+fn down_from_start(net: &Network, cfg: &Config) -> Result<Vec<ChannelId>> {
+    Ok(net.failed_channels(&cfg.links.failed)?.into_iter().filter(|&(_, at)| at == Ps::ZERO).map(|(c, _)| c).collect())
+}
+
+/// The dragonfly's routes without the global links `links.failed` has down
+/// from the start (its local links stay in them: going around one takes
+/// two local hops in a group, outside the minimal VC layout).
+fn route_dragonfly_around_down_links(df: &mut Dragonfly, net: &Network, cfg: &Config) -> Result<()> {
+    let down: Vec<_> = down_from_start(net, cfg)?
+        .into_iter()
+        .filter_map(|c| match net.channels[c].src {
+            End::Switch { switch, port } => Some((switch, port)),
+            End::Endpoint(_) => None,
+        })
+        .collect();
+    if down.is_empty() {
+        return Ok(());
+    }
+    df.route_around(&down).map_err(|(a, b)| {
+        ConfigError::new(
+            "links.failed",
+            format!(
+                "every global link from group {a} to group {b} is down from the start (at_ns = 0), so no route joins them; \
+                 keep one up, or fail the links later (at_ns > 0) to study the loss"
+            ),
+        )
+    })
+}
+
 /// Tables computed around the links `links.failed` has down from the start
 /// (`at_ns` = 0), as the fabric manager routes a network it brings up with
 /// those links down: no routing mode takes them. Links that fail later
 /// stay in the tables (packets sent over them are lost and resent; the
 /// adaptive modes pass them by where an equal path remains).
 fn route_around_down_links(g: &mut GraphTopology, net: &Network, cfg: &Config) -> Result<()> {
-    let down: Vec<_> = net.failed_channels(&cfg.links.failed)?.into_iter().filter(|&(_, at)| at == Ps::ZERO).map(|(c, _)| c).collect();
+    let down = down_from_start(net, cfg)?;
     if down.is_empty() {
         return Ok(());
     }

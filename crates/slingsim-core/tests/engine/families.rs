@@ -105,3 +105,45 @@ fn links_down_from_the_start_that_cut_a_graph_network_are_refused() {
     sim.run();
     assert!(sim.summary()["partition"]["parts"].as_array().is_some_and(|p| p.len() == 2), "{}", sim.summary()["partition"]);
 }
+
+/// The dragonfly leaves a global link down from the start out of its
+/// routes (minimal, Valiant and the adaptive candidates take the pair's
+/// other links), as the fabric manager would; a local link down from the
+/// start stays in them (going around it needs two local hops in a group,
+/// outside the minimal VC layout), so minimal routing loses packets on it
+/// and resends them, as on any link failing during the run.
+#[test]
+fn the_dragonfly_routes_around_global_links_down_from_the_start() {
+    // 5 groups of 4 switches, 2 endpoints each: ports 0-1 endpoints, 2-4
+    // local, 5-6 global; 2 links per group pair.
+    let run = |alg: &str, port: u32, at_ns: f64| {
+        let cfg = json!({
+            "topology": {"kind": "dragonfly", "groups": 5, "switches_per_group": 4, "endpoints_per_switch": 2, "global_ports_per_switch": 2},
+            "routing": {"algorithm": alg},
+            "links": {"failed": [{"switch": 0, "port": port, "at_ns": at_ns}]},
+            "nic": {"retry_timeout_ns": 4000},
+            "sim": {"warmup_ns": 1000, "duration_ns": 6000, "drain_ns": 40000, "watchdog_ns": 20000},
+            "traffic": [{"name": "t", "pattern": "uniform", "load": 0.3, "message_bytes": 2048}],
+        });
+        let mut sim = Simulation::from_json(&cfg.to_string()).unwrap_or_else(|e| panic!("{alg}: {e}"));
+        sim.run();
+        let s = sim.summary();
+        assert_eq!(s["bytes_conserved"], true, "{alg}");
+        assert_eq!(s["measured_undelivered"], 0, "{alg}");
+        s["e2e_retries"].as_u64().unwrap()
+    };
+    for alg in ["minimal", "min-hash", "valiant", "ugal", "slingshot"] {
+        assert_eq!(run(alg, 5, 0.0), 0, "{alg}: a packet went over a global link down from the start");
+    }
+    assert!(run("minimal", 5, 1.0) > 0, "a global link failing during the run stays in the routes");
+    assert!(run("minimal", 2, 0.0) > 0, "a local link down from the start stays in the routes");
+    // Both links from group 0 to group 1 (switch 0's global ports) down
+    // from the start leave no route between the two groups: refused.
+    let cut = json!({
+        "topology": {"kind": "dragonfly", "groups": 5, "switches_per_group": 4, "endpoints_per_switch": 2, "global_ports_per_switch": 2},
+        "links": {"failed": [{"switch": 0, "port": 5}, {"switch": 0, "port": 6}]},
+        "traffic": [{"name": "t", "pattern": "uniform", "load": 0.3}],
+    });
+    let m = Simulation::from_json(&cut.to_string()).err().expect("a cut dragonfly is refused").to_string();
+    assert!(m.starts_with("links.failed") && m.contains("from group 0 to group 1"), "{m}");
+}

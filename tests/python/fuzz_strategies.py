@@ -61,6 +61,7 @@ def catalogue() -> List[Tuple[Tuple, Any]]:
     resolved = api.resolved_config(SMALL, [f"job=[{toml_value(BARRIER_JOB)}]", f"classes=[{toml_value(CLASS)}]"])
     resolved["links"]["failed"] = [{"switch": 0, "port": 9, "at_ns": 0}]
     resolved["links"]["degraded"] = [{"switch": 0, "port": 9, "lanes": 2}]
+    resolved["links"]["random_failures"] = {"count": 1, "fraction": 0.1, "kind": "global", "at_ns": 0}
     return leaf_paths(resolved)
 
 

@@ -26,6 +26,20 @@ def test_static_routing_over_a_failed_link_reports_what_it_lost():
     assert s["bytes_conserved"], "injected = delivered + in flight + lost"
 
 
+def test_random_failures_are_drawn_from_the_seed_listed_in_the_summary_and_shown_by_topo():
+    # Drawn cables failing during the run: the same seed draws the same
+    # ones, the summary lists them, and topo counts them.
+    over = ADVERSARIAL + ["links.random_failures={count=3, at_ns=5000}", "nic.retry_timeout_ns=5000"]
+    a = slingsim.run(SMALL, overrides=over).summary
+    b = slingsim.run(SMALL, overrides=over).summary
+    assert len(a["failed_links"]) == 3 and a["failed_links"] == b["failed_links"]
+    assert all(f["kind"] == "global" and f["at_ns"] == 5000 for f in a["failed_links"])
+    assert a["bytes_conserved"]
+    t = slingsim.topology(SMALL, ["links.random_failures={count=3, at_ns=5000}"])
+    assert t["links_failed"] == {"down_at_start": 0, "failing_later": 3, "routed_around": 0}
+    assert slingsim.run(SMALL, overrides=ADVERSARIAL).summary["failed_links"] is None
+
+
 def test_a_lossy_class_drops_instead_of_back_pressure_and_counts_it():
     over = ["sim.warmup_ns=2000", "sim.duration_ns=10000", "traffic.uniform.pattern=incast", "traffic.uniform.load=0.5",
             'classes=[{name="udp", lossy=true}]', "qos.lossy_queue_bytes=16384"]

@@ -365,6 +365,56 @@ pub struct LinkConfig {
     /// Links that fail: `[{switch, port, at_ns}]`; both directions drop
     /// every packet from `at_ns` on.
     pub failed: Vec<FailedLink>,
+    /// Cables drawn at random (with `sim.seed`) to fail besides `failed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub random_failures: Option<RandomFailures>,
+}
+
+/// Switch-to-switch cables drawn at random to fail (`links.random_failures`):
+/// `count` of them or a `fraction` of those of `kind`, drawn with
+/// `sim.seed` from the cables `links.failed` does not list.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RandomFailures {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fraction: Option<f64>,
+    /// `"global"`, `"local"` or `"any"` switch-to-switch cable.
+    #[serde(default = "RandomFailures::default_kind")]
+    pub kind: String,
+    #[serde(default)]
+    pub at_ns: f64,
+}
+
+impl RandomFailures {
+    /// The kinds of cable a draw may take.
+    pub const KINDS: [&'static str; 3] = ["global", "local", "any"];
+
+    fn default_kind() -> String {
+        "global".into()
+    }
+
+    /// Checks what the config alone can tell (the count against the
+    /// network's cables is checked when it is built).
+    fn check(&self) -> Result<()> {
+        use crate::limits::{check, TIME_NS};
+        let f = "links.random_failures";
+        match (self.count, self.fraction) {
+            (Some(_), Some(_)) | (None, None) => {
+                return Err(ConfigError::new(f, "give either count (cables) or fraction (of the cables of its kind), not both or neither"))
+            }
+            (Some(0), None) => return Err(ConfigError::new(format!("{f}.count"), "must be 1 or more cables; leave random_failures out for none")),
+            (None, Some(x)) if !(x > 0.0 && x <= 1.0) => {
+                return Err(ConfigError::new(format!("{f}.fraction"), format!("must be in (0, 1] (a fraction of the cables), got {x}")))
+            }
+            _ => {}
+        }
+        if !Self::KINDS.contains(&self.kind.as_str()) {
+            return Err(ConfigError::new(format!("{f}.kind"), format!("unknown cable kind {:?}; use one of {:?}", self.kind, Self::KINDS)));
+        }
+        check(&format!("{f}.at_ns"), self.at_ns, &TIME_NS)
+    }
 }
 
 /// A cable that goes down at `at_ns` (both directions).
@@ -399,6 +449,7 @@ impl Default for LinkConfig {
             bit_error_rate: 0.0,
             degraded: Vec::new(),
             failed: Vec::new(),
+            random_failures: None,
         }
     }
 }
@@ -747,6 +798,9 @@ impl Config {
         }
         for (i, f) in self.links.failed.iter().enumerate() {
             check(&format!("links.failed[{i}].at_ns"), f.at_ns, &lim::TIME_NS)?;
+        }
+        if let Some(r) = &self.links.random_failures {
+            r.check()?;
         }
         check("switch.speedup", self.switch.speedup, &lim::SPEEDUP)?;
         check_count("switch.buffer_bytes", self.switch.buffer_bytes as u64, 1, 1 << 30, "bytes (1 GiB; Rosetta has 128 KiB per port)")?;

@@ -6,6 +6,9 @@
 use crate::ids::{ChannelId, EndpointId, Id, IdVec, NodeId, SwitchId};
 use crate::units::{Ps, Rate};
 
+/// Random stream of `links.random_failures`' draw.
+const RANDOM_FAILURES_STREAM: u64 = 0xFA11_ED00;
+
 /// Marker for "no index" in plain `u32` fields (identifier types have their own `NONE`).
 pub const NONE: u32 = u32::MAX;
 
@@ -108,12 +111,13 @@ impl Network {
         Ok(self.out_channel(s, port))
     }
 
-    /// The channels of `links.failed` and when they fail: both directions
-    /// of each cable. Terminal links are refused: failing one cuts a node off.
-    pub fn failed_channels(&self, failed: &[crate::config::FailedLink]) -> crate::error::Result<Vec<(ChannelId, Ps)>> {
+    /// The channels of `links.failed` and `links.random_failures` (drawn
+    /// with `seed`) and when they fail: both directions of each cable.
+    /// Terminal links are refused: failing one cuts a node off.
+    pub fn failed_channels(&self, links: &crate::config::LinkConfig, seed: u64) -> crate::error::Result<Vec<(ChannelId, Ps)>> {
         use crate::error::ConfigError;
         let mut out = Vec::new();
-        for (i, f) in failed.iter().enumerate() {
+        for (i, f) in links.failed.iter().enumerate() {
             let field = format!("links.failed[{i}]");
             let ch = self.cabled_port(&field, f.switch, f.port)?;
             if self.channels[ch].kind == LinkKind::Terminal {
@@ -123,7 +127,61 @@ impl Network {
             out.push((ch, at));
             out.push((self.reverse(ch), at));
         }
+        if let Some(r) = &links.random_failures {
+            let at = crate::units::ns_to_ps(r.at_ns);
+            for ch in self.draw_failures(r, seed, &out)? {
+                out.push((ch, at));
+                out.push((self.reverse(ch), at));
+            }
+        }
         Ok(out)
+    }
+
+    /// One channel of each of the cables `r` draws: switch-to-switch cables
+    /// of its kind that `taken` does not hold, uniformly without
+    /// replacement from a stream of `seed` of their own.
+    fn draw_failures(&self, r: &crate::config::RandomFailures, seed: u64, taken: &[(ChannelId, Ps)]) -> crate::error::Result<Vec<ChannelId>> {
+        use crate::error::ConfigError;
+        let mut taken: Vec<ChannelId> = taken.iter().map(|&(c, _)| c).collect();
+        taken.sort_unstable();
+        let of_kind: Vec<ChannelId> = self
+            .channels
+            .iter_ids()
+            .filter(|(c, ch)| {
+                matches!((ch.src, ch.dst), (End::Switch { .. }, End::Switch { .. }))
+                    && *c < self.reverse(*c)
+                    && match r.kind.as_str() {
+                        "global" => ch.kind == LinkKind::Global,
+                        "local" => ch.kind == LinkKind::Local,
+                        _ => true,
+                    }
+            })
+            .map(|(c, _)| c)
+            .collect();
+        let mut free: Vec<ChannelId> = of_kind.iter().copied().filter(|c| taken.binary_search(c).is_err()).collect();
+        let n = match (r.count, r.fraction) {
+            (Some(n), _) => n,
+            (None, Some(f)) => (f * of_kind.len() as f64).round() as u64,
+            (None, None) => 0,
+        };
+        let field = if r.count.is_some() { "links.random_failures.count" } else { "links.random_failures.fraction" };
+        if n == 0 {
+            return Err(ConfigError::new(field, format!("draws no cable: the network has {} {} switch-to-switch cables", of_kind.len(), r.kind)));
+        }
+        if n > free.len() as u64 {
+            return Err(ConfigError::new(
+                field,
+                format!("asks for {n} cables, but the network has {} {} switch-to-switch cables that links.failed does not list", free.len(), r.kind),
+            ));
+        }
+        let mut rng = crate::rng::Rng::new(seed, RANDOM_FAILURES_STREAM);
+        for i in 0..n as usize {
+            let j = i + rng.below((free.len() - i) as u64) as usize;
+            free.swap(i, j);
+        }
+        free.truncate(n as usize);
+        free.sort_unstable();
+        Ok(free)
     }
 
     /// Endpoint of rail `rail` of node `node`.

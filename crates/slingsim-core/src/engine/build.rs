@@ -78,7 +78,7 @@ impl Simulation {
         check_minimal_paths(&cfg, &classes, &modes)?;
         let vcs = virtual_channels(&cfg, &topo, &classes, &modes)?;
         let vc_capacity = vc_capacity(&cfg, frame, vcs)?;
-        let fail_at = net.failed_channels(&cfg.links.failed)?;
+        let fail_at = net.failed_channels(&cfg.links, cfg.sim.seed)?;
         if cfg.traffic.is_empty() && cfg.job.is_empty() {
             return Err(ConfigError::new("traffic", "nothing to simulate: add a [[traffic]] source or a [[job]]"));
         }

@@ -221,6 +221,7 @@ impl Simulation {
             "end_reason": self.end_reason.map(|r| r.name()).unwrap_or("running"),
             "deadlock": if self.stuck.is_empty() { Value::Null } else { json!({"stuck_buffers": self.stuck}) },
             "partition": self.partition_summary(),
+            "failed_links": self.failed_links_summary(),
             "nodes": self.net.nodes(),
             "endpoints": self.net.endpoint_up.len(),
             "routing": self.cfg.routing.algorithm.name(),
@@ -259,6 +260,33 @@ impl Simulation {
             "amo_ops": rt.amo_ops,
             "amo_runs": rt.amo_runs,
         })
+    }
+
+    /// Every cable that fails in this run, listed and drawn
+    /// (`links.random_failures`) alike, from the lower-numbered switch:
+    /// `null` if none.
+    fn failed_links_summary(&self) -> Value {
+        let list: Vec<Value> = self
+            .net
+            .channels
+            .iter_ids()
+            .filter(|&(c, _)| self.channels.fail_at(c) != super::NEVER && c < self.net.reverse(c))
+            .filter_map(|(c, ch)| match (ch.src, ch.dst) {
+                (End::Switch { switch, port }, End::Switch { switch: to, .. }) => Some(json!({
+                    "switch": switch.0,
+                    "port": port,
+                    "to_switch": to.0,
+                    "kind": ch.kind.name(),
+                    "at_ns": ps_to_ns(self.channels.fail_at(c)),
+                })),
+                _ => None,
+            })
+            .collect();
+        if list.is_empty() {
+            Value::Null
+        } else {
+            Value::Array(list)
+        }
     }
 
     /// The parts the network is cut into by the links that have failed by

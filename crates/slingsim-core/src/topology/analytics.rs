@@ -35,17 +35,19 @@ pub fn analyze(cfg: &Config, topo: &Topology, net: &Network) -> Value {
         Topology::Dragonfly(df) => dragonfly(cfg, df, net),
         Topology::Graph(g) => super::graph_analytics::analyze(cfg, g, net),
     };
-    if !cfg.links.failed.is_empty() {
+    // Built already, so the failed links are known good.
+    let failed: Vec<_> = net.failed_channels(&cfg.links, cfg.sim.seed).unwrap_or_default().into_iter().filter(|&(c, _)| c < net.reverse(c)).collect();
+    if !failed.is_empty() {
         // The diameter and hops above are the routes' (without the links
         // down from the start that they leave out).
-        let down = cfg.links.failed.iter().filter(|f| f.at_ns <= 0.0).count();
+        let down = failed.iter().filter(|&&(_, at)| at == crate::units::Ps::ZERO).count();
         let routed_around = match topo {
             Topology::Graph(_) => down,
             Topology::Dragonfly(df) => df.links_down() / 2,
         };
         v["links_failed"] = json!({
             "down_at_start": down,
-            "failing_later": cfg.links.failed.len() - down,
+            "failing_later": failed.len() - down,
             "routed_around": routed_around,
         });
     }

@@ -241,7 +241,7 @@ impl Topology {
 /// Output channels (both directions) of the links `links.failed` has down
 /// from the start (`at_ns` = 0).
 fn down_from_start(net: &Network, cfg: &Config) -> Result<Vec<ChannelId>> {
-    Ok(net.failed_channels(&cfg.links.failed)?.into_iter().filter(|&(_, at)| at == Ps::ZERO).map(|(c, _)| c).collect())
+    Ok(net.failed_channels(&cfg.links, cfg.sim.seed)?.into_iter().filter(|&(_, at)| at == Ps::ZERO).map(|(c, _)| c).collect())
 }
 
 /// The dragonfly's routes without the global links `links.failed` has down
@@ -258,15 +258,24 @@ fn route_dragonfly_around_down_links(df: &mut Dragonfly, net: &Network, cfg: &Co
     if down.is_empty() {
         return Ok(());
     }
-    df.route_around(&down).map_err(|(a, b)| {
-        ConfigError::new(
-            "links.failed",
+    df.route_around(&down)
+        .map_err(|(a, b)| cut_network(cfg, format!("every global link from group {a} to group {b} is down from the start (at_ns = 0), so no route joins them")))
+}
+
+/// The error for links down from the start that leave part of the network
+/// without a route to another, naming the key that chose them.
+fn cut_network(cfg: &Config, what: String) -> ConfigError {
+    match &cfg.links.random_failures {
+        Some(_) => ConfigError::new(
+            "links.random_failures",
             format!(
-                "every global link from group {a} to group {b} is down from the start (at_ns = 0), so no route joins them; \
-                 keep one up, or fail the links later (at_ns > 0) to study the loss"
+                "{what} (with the cables links.failed lists and those drawn with sim.seed = {}); \
+                 draw fewer, draw with another seed, or fail them later (at_ns > 0) to study the loss",
+                cfg.sim.seed
             ),
-        )
-    })
+        ),
+        None => ConfigError::new("links.failed", format!("{what}; keep one up, or fail the links later (at_ns > 0) to study the loss")),
+    }
 }
 
 /// Tables computed around the links `links.failed` has down from the start
@@ -279,13 +288,6 @@ fn route_around_down_links(g: &mut GraphTopology, net: &Network, cfg: &Config) -
     if down.is_empty() {
         return Ok(());
     }
-    g.route_around(&down).map_err(|(a, b)| {
-        ConfigError::new(
-            "links.failed",
-            format!(
-                "with the links down from the start (at_ns = 0) switch {a} no longer reaches switch {b}, and both hold nodes; \
-                 keep one of their paths up, or fail a link later (at_ns > 0) to study the loss"
-            ),
-        )
-    })
+    g.route_around(&down)
+        .map_err(|(a, b)| cut_network(cfg, format!("with the links down from the start (at_ns = 0) switch {a} no longer reaches switch {b}, and both hold nodes")))
 }

@@ -27,7 +27,8 @@ const KEYS: &[&str] = &[
     "nic.bandwidth_bps", "nic.mtu_payload", "nic.frame", "nic.rail_selection", "nic.rail_unit", "nic.flit_bytes", "switch.arbitration",
     "nic.max_outstanding_packets", "nic.outstanding_release", "nic.retry_timeout_ns", "nic.max_retries",
     "links.bandwidth_bps", "links.terminal_latency_ns", "links.local_latency_ns", "links.global_latency_ns",
-    "links.fec_latency_ns", "links.bit_error_rate", "links.failed", "links.degraded",
+    "links.fec_latency_ns", "links.bit_error_rate", "links.failed", "links.degraded", "links.random_failures",
+    "links.random_failures.count", "links.random_failures.fraction", "links.random_failures.kind", "links.random_failures.at_ns",
     "switch.latency_ns", "switch.buffer_bytes", "switch.speedup",
     "routing.algorithm", "routing.ugal_threshold_bytes", "routing.bias_bytes", "routing.neighbour_load",
     "routing.neighbour_load_refresh_ns", "routing.minimal_paths", "nic.acks",
@@ -54,7 +55,7 @@ fn value() -> impl Strategy<Value = Value> {
         prop_oneof![
             Just("uniform"), Just("incast"), Just("minimal"), Just("ugal"), Just("slingshot"), Just("dcqcn"),
             Just("all"), Just(""), Just("fattree"), Just("aries"), Just("adaptive-3"), Just("random"),
-            Just("one-global-hop"), Just("spread"),
+            Just("one-global-hop"), Just("spread"), Just("local"),
         ]
         .prop_map(|s: &str| json!(s)),
     ];

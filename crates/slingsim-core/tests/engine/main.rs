@@ -9,6 +9,7 @@ mod background;
 mod cassini;
 mod congestion_interface;
 mod congestion_management;
+mod failed_links;
 mod families;
 mod fuzz;
 mod golden;

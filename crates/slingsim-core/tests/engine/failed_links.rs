@@ -1,0 +1,177 @@
+//! Failed links (`links.failed`, `links.random_failures`): what routing
+//! knows of them, what the build refuses, and how drawn failures are chosen.
+
+use serde_json::{json, Value};
+use slingsim_core::Simulation;
+
+fn families() -> Vec<(&'static str, Value)> {
+    vec![
+        ("slimfly", json!({"kind": "slimfly", "q": 5, "endpoints_per_switch": 2, "radix": 16})),
+        ("fitfly", json!({"kind": "fitfly", "q": 5, "planes": 2, "endpoints_per_switch": 2, "radix": 16})),
+        ("megafly", json!({"kind": "megafly", "groups": 4, "leaves_per_group": 3, "spines_per_group": 3, "endpoints_per_switch": 3, "global_ports_per_switch": 2, "radix": 8})),
+        ("fattree", json!({"kind": "fattree", "radix": 6})),
+        ("aries", json!({"kind": "aries", "groups": 3, "rows": 2, "columns": 3, "row_links": 1, "column_links": 2, "endpoints_per_switch": 2, "global_ports_per_switch": 2, "radix": 16})),
+    ]
+}
+
+/// A link down from the start is out of the shortest-path tables, as the
+/// fabric manager leaves it out of the routes it computes at bring-up:
+/// even static minimal routing never sends a packet over it, so nothing
+/// is lost or resent. The same link failing 1 ns into the run is still in
+/// the tables, and minimal routing loses packets on it and resends them.
+#[test]
+fn graph_families_route_around_links_down_from_the_start() {
+    // Switch 0's first switch-facing port in each family.
+    let first_fabric_port = [("slimfly", 2), ("fitfly", 2), ("megafly", 3), ("fattree", 3), ("aries", 2)];
+    for (name, topo) in families() {
+        let port = first_fabric_port.iter().find(|(n, _)| *n == name).unwrap().1;
+        let run = |at_ns: f64| {
+            let cfg = json!({
+                "topology": topo,
+                "routing": {"algorithm": "minimal"},
+                "links": {"failed": [{"switch": 0, "port": port, "at_ns": at_ns}]},
+                "nic": {"retry_timeout_ns": 4000},
+                "sim": {"warmup_ns": 1000, "duration_ns": 6000, "drain_ns": 40000, "watchdog_ns": 20000},
+                "traffic": [{"name": "t", "pattern": "uniform", "load": 0.3, "message_bytes": 2048}],
+            });
+            let mut sim = Simulation::from_json(&cfg.to_string()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            sim.run();
+            sim.summary()
+        };
+        let (down, later) = (run(0.0), run(1.0));
+        for s in [&down, &later] {
+            assert_eq!(s["bytes_conserved"], true, "{name}");
+        }
+        assert_eq!(down["e2e_retries"], 0, "{name}: routed over a link down from the start: {}", down["packets_lost"]);
+        assert_eq!(down["packets_lost"], 0, "{name}");
+        assert_eq!(down["measured_undelivered"], 0, "{name}");
+        assert!(later["e2e_retries"].as_u64().unwrap() > 0, "{name}: a link failing during the run should lose packets under minimal routing");
+    }
+}
+
+/// Links down from the start that cut switches with nodes apart are
+/// refused at build, naming the key: no table can route between them.
+#[test]
+fn links_down_from_the_start_that_cut_a_graph_network_are_refused() {
+    // A radix-4 fat tree's edge switch 0 has two up-links, ports 2 and 3.
+    let cfg = json!({
+        "topology": {"kind": "fattree", "radix": 4},
+        "links": {"failed": [{"switch": 0, "port": 2}, {"switch": 0, "port": 3}]},
+        "traffic": [{"name": "t", "pattern": "uniform", "load": 0.3}],
+    });
+    let e = Simulation::from_json(&cfg.to_string()).err().expect("a cut network is refused");
+    let m = e.to_string();
+    assert!(m.starts_with("links.failed") && m.contains("no longer reaches") && m.contains("at_ns > 0"), "{m}");
+    // Failing the same links later is a run, which reports the cut.
+    let mut later = cfg.clone();
+    later["links"]["failed"] = json!([{"switch": 0, "port": 2, "at_ns": 100}, {"switch": 0, "port": 3, "at_ns": 100}]);
+    later["sim"] = json!({"warmup_ns": 0, "duration_ns": 3000, "drain_ns": 3000});
+    later["nic"] = json!({"retry_timeout_ns": 1000, "max_retries": 1});
+    let mut sim = Simulation::from_json(&later.to_string()).unwrap();
+    sim.run();
+    assert!(sim.summary()["partition"]["parts"].as_array().is_some_and(|p| p.len() == 2), "{}", sim.summary()["partition"]);
+}
+
+/// The dragonfly leaves a global link down from the start out of its
+/// routes (minimal, Valiant and the adaptive candidates take the pair's
+/// other links), as the fabric manager would; a local link down from the
+/// start stays in them (going around it needs two local hops in a group,
+/// outside the minimal VC layout), so minimal routing loses packets on it
+/// and resends them, as on any link failing during the run.
+#[test]
+fn the_dragonfly_routes_around_global_links_down_from_the_start() {
+    // 5 groups of 4 switches, 2 endpoints each: ports 0-1 endpoints, 2-4
+    // local, 5-6 global; 2 links per group pair.
+    let run = |alg: &str, port: u32, at_ns: f64| {
+        let cfg = json!({
+            "topology": {"kind": "dragonfly", "groups": 5, "switches_per_group": 4, "endpoints_per_switch": 2, "global_ports_per_switch": 2},
+            "routing": {"algorithm": alg},
+            "links": {"failed": [{"switch": 0, "port": port, "at_ns": at_ns}]},
+            "nic": {"retry_timeout_ns": 4000},
+            "sim": {"warmup_ns": 1000, "duration_ns": 6000, "drain_ns": 40000, "watchdog_ns": 20000},
+            "traffic": [{"name": "t", "pattern": "uniform", "load": 0.3, "message_bytes": 2048}],
+        });
+        let mut sim = Simulation::from_json(&cfg.to_string()).unwrap_or_else(|e| panic!("{alg}: {e}"));
+        sim.run();
+        let s = sim.summary();
+        assert_eq!(s["bytes_conserved"], true, "{alg}");
+        assert_eq!(s["measured_undelivered"], 0, "{alg}");
+        s["e2e_retries"].as_u64().unwrap()
+    };
+    for alg in ["minimal", "min-hash", "valiant", "ugal", "slingshot"] {
+        assert_eq!(run(alg, 5, 0.0), 0, "{alg}: a packet went over a global link down from the start");
+    }
+    assert!(run("minimal", 5, 1.0) > 0, "a global link failing during the run stays in the routes");
+    assert!(run("minimal", 2, 0.0) > 0, "a local link down from the start stays in the routes");
+    // Both links from group 0 to group 1 (switch 0's global ports) down
+    // from the start leave no route between the two groups: refused.
+    let cut = json!({
+        "topology": {"kind": "dragonfly", "groups": 5, "switches_per_group": 4, "endpoints_per_switch": 2, "global_ports_per_switch": 2},
+        "links": {"failed": [{"switch": 0, "port": 5}, {"switch": 0, "port": 6}]},
+        "traffic": [{"name": "t", "pattern": "uniform", "load": 0.3}],
+    });
+    let m = Simulation::from_json(&cut.to_string()).err().expect("a cut dragonfly is refused").to_string();
+    assert!(m.starts_with("links.failed") && m.contains("from group 0 to group 1"), "{m}");
+}
+
+/// A 5-group dragonfly, 4 switches of 2 endpoints each, 2 global ports per
+/// switch (2 links per group pair, 20 global cables), with `links`.
+fn drawn(links: Value, seed: u64) -> Result<Value, String> {
+    let cfg = json!({
+        "topology": {"kind": "dragonfly", "groups": 5, "switches_per_group": 4, "endpoints_per_switch": 2, "global_ports_per_switch": 2},
+        "links": links,
+        "sim": {"seed": seed, "warmup_ns": 0, "duration_ns": 2000, "drain_ns": 20000},
+        "traffic": [{"name": "t", "pattern": "uniform", "load": 0.2, "message_bytes": 1024}],
+    });
+    let mut sim = Simulation::from_json(&cfg.to_string()).map_err(|e| e.to_string())?;
+    sim.run();
+    Ok(sim.summary())
+}
+
+/// `links.random_failures` draws its cables from the seed: the same seed
+/// the same cables, of the kind asked, never one `links.failed` lists, and
+/// the summary lists every failed cable.
+#[test]
+fn random_failures_draw_cables_of_their_kind_from_the_seed() {
+    let links = json!({"failed": [{"switch": 0, "port": 5}], "random_failures": {"count": 3, "kind": "global"}});
+    let a = drawn(links.clone(), 1).unwrap();
+    let again = drawn(links.clone(), 1).unwrap();
+    let other = drawn(links.clone(), 2).unwrap();
+    let list = a["failed_links"].as_array().unwrap_or_else(|| panic!("no failed_links: {}", a["failed_links"]));
+    assert_eq!(list.len(), 4, "the listed cable and three drawn: {list:?}");
+    assert!(list.iter().all(|l| l["kind"] == "global" && l["at_ns"] == 0.0), "{list:?}");
+    assert_eq!(list.iter().filter(|l| l["switch"] == 0 && l["port"] == 5).count(), 1, "the listed cable is not drawn again: {list:?}");
+    assert_eq!(a["failed_links"], again["failed_links"], "same seed, same cables");
+    assert_ne!(a["failed_links"], other["failed_links"], "another seed draws other cables");
+    // Down from the start, they are routed around: nothing lost or resent.
+    assert_eq!(a["e2e_retries"], 0, "{}", a["e2e_retries"]);
+    // A fraction of the 20 global cables, failing later.
+    let later = drawn(json!({"random_failures": {"fraction": 0.25, "at_ns": 500}}), 1).unwrap();
+    let list = later["failed_links"].as_array().unwrap();
+    assert_eq!(list.len(), 5, "{list:?}");
+    assert!(list.iter().all(|l| l["at_ns"] == 500.0), "{list:?}");
+    // Local cables only: 5 groups x 6 pairs of switches = 30.
+    let local = drawn(json!({"random_failures": {"count": 2, "kind": "local", "at_ns": 100}}), 1).unwrap();
+    assert!(local["failed_links"].as_array().unwrap().iter().all(|l| l["kind"] == "local"));
+    assert!(drawn(json!({}), 1).unwrap()["failed_links"].is_null());
+}
+
+/// Each mistake in `links.random_failures` is refused naming its key.
+#[test]
+fn random_failures_refuse_what_they_cannot_draw() {
+    let refused = |rf: Value, field: &str, says: &str| {
+        let m = drawn(json!({"random_failures": rf}), 1).expect_err("refused");
+        assert!(m.starts_with(field) && m.contains(says), "{m}");
+    };
+    refused(json!({"count": 21}), "links.random_failures.count", "20 global switch-to-switch cables");
+    refused(json!({"count": 2, "fraction": 0.1}), "links.random_failures", "either count");
+    refused(json!({"kind": "global"}), "links.random_failures", "either count");
+    refused(json!({"count": 0}), "links.random_failures.count", "1 or more");
+    refused(json!({"fraction": 1.5}), "links.random_failures.fraction", "(0, 1]");
+    refused(json!({"fraction": 0.01}), "links.random_failures.fraction", "draws no cable");
+    refused(json!({"count": 1, "kind": "optical"}), "links.random_failures.kind", "\"global\", \"local\", \"any\"");
+    refused(json!({"count": 1, "at_ns": -1.0}), "links.random_failures.at_ns", "between 0");
+    refused(json!({"count": 1, "every": 2}), "links.random_failures", "unknown field");
+    // All 20 global cables down from the start leave no route between groups.
+    refused(json!({"count": 20}), "links.random_failures", "no route joins them (with the cables links.failed lists and those drawn with sim.seed = 1)");
+}

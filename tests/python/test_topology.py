@@ -132,3 +132,9 @@ def test_topo_routes_a_graph_family_around_links_down_from_the_start(capsys):
     # routes around the global link and keeps the local one.
     df = slingsim.topology("slingshot-malbec", ["links.failed=[{switch=0,port=44},{switch=0,port=16}]"])
     assert df["links_failed"] == {"down_at_start": 2, "failing_later": 0, "routed_around": 1}
+    # A quarter of Malbec's 96 global cables drawn down: minimal routes
+    # crowd onto the rest, and the channel-load bound says so.
+    whole, quarter = slingsim.topology("slingshot-malbec"), slingsim.topology("slingshot-malbec", ["links.random_failures={fraction=0.25}"])
+    assert quarter["links_failed"]["routed_around"] == 24
+    assert quarter["uniform_minimal_saturation"] < 0.6 * whole["uniform_minimal_saturation"]
+    assert quarter["avg_min_hops"] >= whole["avg_min_hops"]

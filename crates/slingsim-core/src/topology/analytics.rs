@@ -204,10 +204,12 @@ fn saturation(df: &Dragonfly, net: &Network, cfg: &Config, adversarial: bool) ->
                 add_local(&mut load, s, d, demand);
                 continue;
             }
-            let links = df.links_between(gs, gd);
+            // The pair's links that routing takes (not those down from the start).
+            let first = df.first_link_between(gs, gd);
+            let links = || df.links_between(gs, gd).iter().enumerate().filter(move |&(i, _)| !df.is_down(first + i as u32)).map(|(_, l)| l);
             let hops = |l: &super::dragonfly::GlobalLink| (l.from != s) as u32 + (l.to != d) as u32;
-            let best = links.iter().map(hops).min().unwrap_or(0);
-            let cands: Vec<_> = links.iter().filter(|l| hops(l) == best).collect();
+            let best = links().map(hops).min().unwrap_or(0);
+            let cands: Vec<_> = links().filter(|l| hops(l) == best).collect();
             let w = demand / cands.len() as f64;
             for l in cands {
                 if l.from != s {

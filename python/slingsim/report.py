@@ -78,6 +78,13 @@ def summary_text(summary: Dict[str, Any], title: str) -> str:
     if summary.get("bytes_lost"):
         lines += ["", f"lost: {number(summary['bytes_lost'])} bytes in {number(summary['packets_lost'])} packets "
                       "(end-to-end retries exhausted, or lossy-class drops); what lost bytes is reported as not completed"]
+    failed = summary.get("failed_links") or []
+    if failed:
+        shown = "; ".join(f"switch {f['switch']} port {f['port']} -> switch {f['to_switch']} ({f['kind']}, "
+                          f"{'down from the start' if not f['at_ns'] else 'at ' + number(f['at_ns'], 0) + ' ns'})"
+                          for f in failed[:3])
+        more = f"; {len(failed) - 3} more in the summary's failed_links" if len(failed) > 3 else ""
+        lines += ["", f"failed links: {len(failed)}: {shown}{more}"]
     partition = summary.get("partition")
     if partition:
         parts = "; ".join(f"groups {', '.join(str(g) for g in p['groups'])} ({p['switches']} switches)" for p in partition["parts"])
@@ -150,11 +157,10 @@ def _per_switch(spread: Optional[Dict[str, Any]]) -> str:
 
 
 def _failed(failed: Optional[Dict[str, Any]]) -> str:
-    """Links down from the start and failing later, and whether the tables route around them."""
+    """Links down from the start (which routing goes around) and failing later."""
     if not failed:
         return "-"
-    return (f"{number(failed['down_at_start'])} / {number(failed['failing_later'])}"
-            f" ({number(failed['routed_around'])} routed around)")
+    return f"{number(failed['down_at_start'])} / {number(failed['failing_later'])}"
 
 
 def topology_text(analytics: Dict[str, Any], title: str) -> str:

@@ -380,21 +380,42 @@ pub struct RandomFailures {
     pub count: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fraction: Option<f64>,
-    /// `"global"`, `"local"` or `"any"` switch-to-switch cable.
-    #[serde(default = "RandomFailures::default_kind")]
-    pub kind: String,
+    #[serde(default)]
+    pub kind: CableKind,
     #[serde(default)]
     pub at_ns: f64,
 }
 
-impl RandomFailures {
-    /// The kinds of cable a draw may take.
-    pub const KINDS: [&'static str; 3] = ["global", "local", "any"];
+/// Which switch-to-switch cables a random draw takes
+/// (`links.random_failures.kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CableKind {
+    #[default]
+    Global,
+    Local,
+    /// Any switch-to-switch cable.
+    Any,
+}
 
-    fn default_kind() -> String {
-        "global".into()
+impl crate::names::Named for CableKind {
+    const WHAT: &'static str = "cable kind";
+    const REGISTRY: &'static [(&'static str, Self)] = &[("global", CableKind::Global), ("local", CableKind::Local), ("any", CableKind::Any)];
+}
+crate::named_serde!(CableKind);
+
+impl CableKind {
+    /// Whether a switch-to-switch link of kind `k` is one of these.
+    pub fn takes(self, k: crate::network::LinkKind) -> bool {
+        use crate::network::LinkKind;
+        match self {
+            CableKind::Global => k == LinkKind::Global,
+            CableKind::Local => k == LinkKind::Local,
+            CableKind::Any => k != LinkKind::Terminal,
+        }
     }
+}
 
+impl RandomFailures {
     /// Checks what the config alone can tell (the count against the
     /// network's cables is checked when it is built).
     fn check(&self) -> Result<()> {
@@ -409,9 +430,6 @@ impl RandomFailures {
                 return Err(ConfigError::new(format!("{f}.fraction"), format!("must be in (0, 1] (a fraction of the cables), got {x}")))
             }
             _ => {}
-        }
-        if !Self::KINDS.contains(&self.kind.as_str()) {
-            return Err(ConfigError::new(format!("{f}.kind"), format!("unknown cable kind {:?}; use one of {:?}", self.kind, Self::KINDS)));
         }
         check(&format!("{f}.at_ns"), self.at_ns, &TIME_NS)
     }

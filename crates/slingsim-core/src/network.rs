@@ -4,6 +4,7 @@
 //! (switch input buffer or NIC). Topology builders produce this graph.
 
 use crate::ids::{ChannelId, EndpointId, Id, IdVec, NodeId, SwitchId};
+use crate::names::Named;
 use crate::units::{Ps, Rate};
 
 /// Random stream of `links.random_failures`' draw.
@@ -148,13 +149,7 @@ impl Network {
             .channels
             .iter_ids()
             .filter(|(c, ch)| {
-                matches!((ch.src, ch.dst), (End::Switch { .. }, End::Switch { .. }))
-                    && *c < self.reverse(*c)
-                    && match r.kind.as_str() {
-                        "global" => ch.kind == LinkKind::Global,
-                        "local" => ch.kind == LinkKind::Local,
-                        _ => true,
-                    }
+                matches!((ch.src, ch.dst), (End::Switch { .. }, End::Switch { .. })) && *c < self.reverse(*c) && r.kind.takes(ch.kind)
             })
             .map(|(c, _)| c)
             .collect();
@@ -166,12 +161,12 @@ impl Network {
         };
         let field = if r.count.is_some() { "links.random_failures.count" } else { "links.random_failures.fraction" };
         if n == 0 {
-            return Err(ConfigError::new(field, format!("draws no cable: the network has {} {} switch-to-switch cables", of_kind.len(), r.kind)));
+            return Err(ConfigError::new(field, format!("draws no cable: the network has {} {} switch-to-switch cables", of_kind.len(), r.kind.name())));
         }
         if n > free.len() as u64 {
             return Err(ConfigError::new(
                 field,
-                format!("asks for {n} cables, but the network has {} {} switch-to-switch cables that links.failed does not list", free.len(), r.kind),
+                format!("asks for {n} cables, but the network has {} {} switch-to-switch cables that links.failed does not list", free.len(), r.kind.name()),
             ));
         }
         let mut rng = crate::rng::Rng::new(seed, RANDOM_FAILURES_STREAM);

@@ -204,11 +204,20 @@ fn likely_next(df: &Dragonfly, net: &Network, s: SwitchId, pkt: &Packet, f: &mut
     }
 }
 
-/// Channel of a random one of the parallel local links from `s` to `t`.
+/// Channel of a random one of the parallel local links from `s` to `t`
+/// (of those up, where some are down from the start).
 #[inline]
 fn local_hop(df: &Dragonfly, net: &Network, s: SwitchId, t: SwitchId, rng: &mut Rng) -> ChannelId {
     let k = df.local_links_per_pair;
-    let j = if k > 1 { rng.below(k as u64) as u32 } else { 0 };
+    let j = if df.local_links_down() {
+        let up = (0..k).filter(|&j| df.local_up(s, t, j)).count();
+        let n = rng.below(up as u64) as usize;
+        (0..k).filter(|&j| df.local_up(s, t, j)).nth(n).expect("a switch pair keeps a local link up")
+    } else if k > 1 {
+        rng.below(k as u64) as u32
+    } else {
+        0
+    };
     net.out_channel(s, df.local_port(s, t, j))
 }
 

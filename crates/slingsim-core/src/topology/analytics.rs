@@ -41,14 +41,9 @@ pub fn analyze(cfg: &Config, topo: &Topology, net: &Network) -> Value {
         // The diameter and hops above are the routes' (without the links
         // down from the start that they leave out).
         let down = failed.iter().filter(|&&(_, at)| at == crate::units::Ps::ZERO).count();
-        let routed_around = match topo {
-            Topology::Graph(_) => down,
-            Topology::Dragonfly(df) => df.links_down() / 2,
-        };
         v["links_failed"] = json!({
             "down_at_start": down,
             "failing_later": failed.len() - down,
-            "routed_around": routed_around,
         });
     }
     v
@@ -182,8 +177,9 @@ fn saturation(df: &Dragonfly, net: &Network, cfg: &Config, adversarial: bool) ->
     let k = df.local_links_per_pair;
     let mut load = vec![0.0f64; net.channels.len()];
     let add_local = |load: &mut Vec<f64>, x: SwitchId, y: SwitchId, w: f64| {
-        for j in 0..k {
-            load[net.out_channel(x, df.local_port(x, y, j)).index()] += w / k as f64;
+        let up = (0..k).filter(|&j| df.local_up(x, y, j)).count().max(1);
+        for j in (0..k).filter(|&j| df.local_up(x, y, j)) {
+            load[net.out_channel(x, df.local_port(x, y, j)).index()] += w / up as f64;
         }
     };
     for s in (0..s_count).map(SwitchId) {

@@ -63,6 +63,19 @@ pub struct Dragonfly {
     /// Directed global links (indices into [`Self::all_global_links`],
     /// sorted) down from the start, which routing leaves out.
     down: Vec<u32>,
+    /// Local links down from the start, as (switch, port), sorted: routing
+    /// takes the pair's other parallel links.
+    down_local: Vec<(SwitchId, u32)>,
+}
+
+/// Where links down from the start leave a dragonfly without a route its
+/// paths (local, global, local) can take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// Every global link from the first group to the second is down.
+    Groups(u32, u32),
+    /// Every parallel local link from the first switch to the second is down.
+    Switches(SwitchId, SwitchId),
 }
 
 /// Where the global links of a dragonfly sit: the slot a group gives its
@@ -175,6 +188,7 @@ impl Dragonfly {
             links: dirlinks,
             one_global_hop: false,
             down: Vec::new(),
+            down_local: Vec::new(),
         };
         Ok((df, net))
     }
@@ -185,27 +199,51 @@ impl Dragonfly {
         s.0 / self.switches_per_group
     }
 
-    /// Leaves the global links of `down` (output channels as switch and
-    /// port; both directions of a cable) out of every route, as a fabric
-    /// manager routes a network it brings up with them down; ports that are
-    /// not global links are ignored. Fails with a pair of groups left with
-    /// no global link between them.
-    pub fn route_around(&mut self, down: &[(SwitchId, u32)]) -> std::result::Result<(), (u32, u32)> {
+    /// Leaves the links of `down` (switch-to-switch output channels as
+    /// switch and port; both directions of a cable) out of every route, as
+    /// a fabric manager routes a network it brings up with them down: a
+    /// group pair's other global links, a switch pair's other parallel
+    /// local links. Fails where no such link is left, since going around
+    /// it would take a path outside local, global, local.
+    pub fn route_around(&mut self, down: &[(SwitchId, u32)]) -> std::result::Result<(), Cut> {
         let mut down = down.to_vec();
         down.sort_unstable();
         self.down = (0..self.links.len() as u32).filter(|&i| {
             let l = self.links[i as usize];
             down.binary_search(&(l.from, l.port)).is_ok()
         }).collect();
+        let local = self.endpoints_per_switch..self.endpoints_per_switch + (self.switches_per_group - 1) * self.local_links_per_pair;
+        self.down_local = down.into_iter().filter(|(_, port)| local.contains(port)).collect();
         for a in 0..self.groups {
             for b in (0..self.groups).filter(|&b| b != a) {
                 let first = self.first_link_between(a, b);
                 if self.links_per_group_pair > 0 && (first..first + self.links_per_group_pair).all(|i| self.is_down(i)) {
-                    return Err((a, b));
+                    return Err(Cut::Groups(a, b));
+                }
+            }
+        }
+        for &(s, _) in &self.down_local {
+            let base = self.group(s) * self.switches_per_group;
+            for t in (base..base + self.switches_per_group).map(SwitchId).filter(|&t| t != s) {
+                if (0..self.local_links_per_pair).all(|j| !self.local_up(s, t, j)) {
+                    return Err(Cut::Switches(s, t));
                 }
             }
         }
         Ok(())
+    }
+
+    /// Whether parallel local link `j` from switch `s` to switch `t` of its
+    /// group is up (not down from the start).
+    #[inline]
+    pub fn local_up(&self, s: SwitchId, t: SwitchId, j: u32) -> bool {
+        self.down_local.is_empty() || self.down_local.binary_search(&(s, self.local_port(s, t, j))).is_err()
+    }
+
+    /// Whether some local link is down from the start.
+    #[inline]
+    pub fn local_links_down(&self) -> bool {
+        !self.down_local.is_empty()
     }
 
     /// Whether global link `i` is down from the start (left out of routes).
@@ -214,9 +252,9 @@ impl Dragonfly {
         !self.down.is_empty() && self.down.binary_search(&i).is_ok()
     }
 
-    /// Directed global links left out of routes.
+    /// Directed links (global and local) left out of routes.
     pub fn links_down(&self) -> usize {
-        self.down.len()
+        self.down.len() + self.down_local.len()
     }
 
     /// Global links from group `from` to group `to`.

@@ -6,6 +6,7 @@
 pub mod aries;
 pub mod analytics;
 pub mod bisection;
+mod down_links;
 pub mod dragonfly;
 pub mod fattree;
 pub mod fitfly;
@@ -19,8 +20,8 @@ pub mod slimfly;
 use crate::config::{Config, LinkConfig, NicConfig};
 use crate::names::Named;
 use crate::error::{ConfigError, Result};
-use crate::ids::{ChannelId, Id, SwitchId};
-use crate::network::{End, Network};
+use crate::ids::{Id, SwitchId};
+use crate::network::Network;
 use crate::units::{ns_to_ps, Ps, Rate};
 use crate::routing::MinimalPaths;
 pub use dragonfly::Dragonfly;
@@ -164,7 +165,7 @@ impl Topology {
                 df.one_global_hop = cfg.routing.minimal_paths == MinimalPaths::OneGlobalHop;
                 apply_degraded(&mut net, &cfg.links.degraded)?;
                 net.shrink_to_fit();
-                route_dragonfly_around_down_links(&mut df, &net, cfg)?;
+                down_links::route_dragonfly_around(&mut df, &net, cfg)?;
                 return Ok((Topology::Dragonfly(df), net));
             }
             Family::Slimfly => slimfly::build(t, l, n)?,
@@ -190,7 +191,7 @@ impl Topology {
         }
         let net = built.net.clone();
         let mut g = GraphTopology::new(built);
-        route_around_down_links(&mut g, &net, cfg)?;
+        down_links::route_graph_around(&mut g, &net, cfg)?;
         if kind == Family::Aries {
             g.route_detours_by_group();
             if cfg.routing.minimal_paths == MinimalPaths::OneGlobalHop {
@@ -236,58 +237,4 @@ impl Topology {
             Topology::Graph(g) => g.family,
         }
     }
-}
-
-/// Output channels (both directions) of the links `links.failed` has down
-/// from the start (`at_ns` = 0).
-fn down_from_start(net: &Network, cfg: &Config) -> Result<Vec<ChannelId>> {
-    Ok(net.failed_channels(&cfg.links, cfg.sim.seed)?.into_iter().filter(|&(_, at)| at == Ps::ZERO).map(|(c, _)| c).collect())
-}
-
-/// The dragonfly's routes without the global links `links.failed` has down
-/// from the start (its local links stay in them: going around one takes
-/// two local hops in a group, outside the minimal VC layout).
-fn route_dragonfly_around_down_links(df: &mut Dragonfly, net: &Network, cfg: &Config) -> Result<()> {
-    let down: Vec<_> = down_from_start(net, cfg)?
-        .into_iter()
-        .filter_map(|c| match net.channels[c].src {
-            End::Switch { switch, port } => Some((switch, port)),
-            End::Endpoint(_) => None,
-        })
-        .collect();
-    if down.is_empty() {
-        return Ok(());
-    }
-    df.route_around(&down)
-        .map_err(|(a, b)| cut_network(cfg, format!("every global link from group {a} to group {b} is down from the start (at_ns = 0), so no route joins them")))
-}
-
-/// The error for links down from the start that leave part of the network
-/// without a route to another, naming the key that chose them.
-fn cut_network(cfg: &Config, what: String) -> ConfigError {
-    match &cfg.links.random_failures {
-        Some(_) => ConfigError::new(
-            "links.random_failures",
-            format!(
-                "{what} (with the cables links.failed lists and those drawn with sim.seed = {}); \
-                 draw fewer, draw with another seed, or fail them later (at_ns > 0) to study the loss",
-                cfg.sim.seed
-            ),
-        ),
-        None => ConfigError::new("links.failed", format!("{what}; keep one up, or fail the links later (at_ns > 0) to study the loss")),
-    }
-}
-
-/// Tables computed around the links `links.failed` has down from the start
-/// (`at_ns` = 0), as the fabric manager routes a network it brings up with
-/// those links down: no routing mode takes them. Links that fail later
-/// stay in the tables (packets sent over them are lost and resent; the
-/// adaptive modes pass them by where an equal path remains).
-fn route_around_down_links(g: &mut GraphTopology, net: &Network, cfg: &Config) -> Result<()> {
-    let down = down_from_start(net, cfg)?;
-    if down.is_empty() {
-        return Ok(());
-    }
-    g.route_around(&down)
-        .map_err(|(a, b)| cut_network(cfg, format!("with the links down from the start (at_ns = 0) switch {a} no longer reaches switch {b}, and both hold nodes")))
 }

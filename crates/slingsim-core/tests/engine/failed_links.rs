@@ -72,19 +72,23 @@ fn links_down_from_the_start_that_cut_a_graph_network_are_refused() {
     assert!(sim.summary()["partition"]["parts"].as_array().is_some_and(|p| p.len() == 2), "{}", sim.summary()["partition"]);
 }
 
-/// The dragonfly leaves a global link down from the start out of its
-/// routes (minimal, Valiant and the adaptive candidates take the pair's
-/// other links), as the fabric manager would; a local link down from the
-/// start stays in them (going around it needs two local hops in a group,
-/// outside the minimal VC layout), so minimal routing loses packets on it
-/// and resends them, as on any link failing during the run.
+/// The dragonfly leaves links down from the start out of its routes, as
+/// the fabric manager would: minimal, Valiant and the adaptive candidates
+/// take a group pair's other global links and a switch pair's other
+/// parallel local links, so no packet is lost or resent. The same links
+/// failing during the run stay in the routes. Where no parallel link is
+/// left the build refuses: going around takes a path outside local,
+/// global, local.
 #[test]
-fn the_dragonfly_routes_around_global_links_down_from_the_start() {
-    // 5 groups of 4 switches, 2 endpoints each: ports 0-1 endpoints, 2-4
-    // local, 5-6 global; 2 links per group pair.
+fn the_dragonfly_routes_around_links_down_from_the_start() {
+    // 5 groups of 4 switches, 2 endpoints each, 2 parallel local links per
+    // switch pair: ports 0-1 endpoints, 2-7 local (2-3 to the group's next
+    // switch), 8-9 global; 2 global links per group pair.
+    let topology = json!({"kind": "dragonfly", "groups": 5, "switches_per_group": 4, "endpoints_per_switch": 2,
+                          "local_links_per_pair": 2, "global_ports_per_switch": 2});
     let run = |alg: &str, port: u32, at_ns: f64| {
         let cfg = json!({
-            "topology": {"kind": "dragonfly", "groups": 5, "switches_per_group": 4, "endpoints_per_switch": 2, "global_ports_per_switch": 2},
+            "topology": topology,
             "routing": {"algorithm": alg},
             "links": {"failed": [{"switch": 0, "port": port, "at_ns": at_ns}]},
             "nic": {"retry_timeout_ns": 4000},
@@ -99,19 +103,20 @@ fn the_dragonfly_routes_around_global_links_down_from_the_start() {
         s["e2e_retries"].as_u64().unwrap()
     };
     for alg in ["minimal", "min-hash", "valiant", "ugal", "slingshot"] {
-        assert_eq!(run(alg, 5, 0.0), 0, "{alg}: a packet went over a global link down from the start");
+        assert_eq!(run(alg, 8, 0.0), 0, "{alg}: a packet went over a global link down from the start");
+        assert_eq!(run(alg, 2, 0.0), 0, "{alg}: a packet went over a local link down from the start");
     }
-    assert!(run("minimal", 5, 1.0) > 0, "a global link failing during the run stays in the routes");
-    assert!(run("minimal", 2, 0.0) > 0, "a local link down from the start stays in the routes");
-    // Both links from group 0 to group 1 (switch 0's global ports) down
-    // from the start leave no route between the two groups: refused.
-    let cut = json!({
-        "topology": {"kind": "dragonfly", "groups": 5, "switches_per_group": 4, "endpoints_per_switch": 2, "global_ports_per_switch": 2},
-        "links": {"failed": [{"switch": 0, "port": 5}, {"switch": 0, "port": 6}]},
-        "traffic": [{"name": "t", "pattern": "uniform", "load": 0.3}],
-    });
-    let m = Simulation::from_json(&cut.to_string()).err().expect("a cut dragonfly is refused").to_string();
-    assert!(m.starts_with("links.failed") && m.contains("from group 0 to group 1"), "{m}");
+    assert!(run("minimal", 8, 1.0) > 0, "a global link failing during the run stays in the routes");
+    assert!(run("minimal", 2, 1.0) > 0, "a local link failing during the run stays in the routes");
+    let refused = |failed: Value, says: &str| {
+        let cfg = json!({"topology": topology, "links": {"failed": failed}, "traffic": [{"name": "t", "pattern": "uniform", "load": 0.3}]});
+        let m = Simulation::from_json(&cfg.to_string()).err().expect("refused").to_string();
+        assert!(m.starts_with("links.failed") && m.contains(says), "{m}");
+    };
+    // Both links from group 0 to group 1 (switch 0's global ports).
+    refused(json!([{"switch": 0, "port": 8}, {"switch": 0, "port": 9}]), "from group 0 to group 1");
+    // Both local links from switch 0 to switch 1.
+    refused(json!([{"switch": 0, "port": 2}, {"switch": 0, "port": 3}]), "every local link from switch 0 to switch 1");
 }
 
 /// A 5-group dragonfly, 4 switches of 2 endpoints each, 2 global ports per
@@ -169,7 +174,7 @@ fn random_failures_refuse_what_they_cannot_draw() {
     refused(json!({"count": 0}), "links.random_failures.count", "1 or more");
     refused(json!({"fraction": 1.5}), "links.random_failures.fraction", "(0, 1]");
     refused(json!({"fraction": 0.01}), "links.random_failures.fraction", "draws no cable");
-    refused(json!({"count": 1, "kind": "optical"}), "links.random_failures.kind", "\"global\", \"local\", \"any\"");
+    refused(json!({"count": 1, "kind": "optical"}), "links.random_failures.kind", "unknown cable kind \"optical\"; choose one of: global, local, any");
     refused(json!({"count": 1, "at_ns": -1.0}), "links.random_failures.at_ns", "between 0");
     refused(json!({"count": 1, "every": 2}), "links.random_failures", "unknown field");
     // All 20 global cables down from the start leave no route between groups.

@@ -80,8 +80,13 @@ def summary_text(summary: Dict[str, Any], title: str) -> str:
                       "(end-to-end retries exhausted, or lossy-class drops); what lost bytes is reported as not completed"]
     failed = summary.get("failed_links") or []
     if failed:
-        shown = "; ".join(f"switch {f['switch']} port {f['port']} -> switch {f['to_switch']} ({f['kind']}, "
-                          f"{'down from the start' if not f['at_ns'] else 'at ' + number(f['at_ns'], 0) + ' ns'})"
+        def when(f: Dict[str, Any]) -> str:
+            if not f["at_ns"]:
+                return "down from the start"
+            rerouted = f.get("rerouted_at_ns")
+            return f"at {number(f['at_ns'], 0)} ns" + (f", rerouted at {number(rerouted, 0)} ns" if rerouted is not None else "")
+
+        shown = "; ".join(f"switch {f['switch']} port {f['port']} -> switch {f['to_switch']} ({f['kind']}, {when(f)})"
                           for f in failed[:3])
         more = f"; {len(failed) - 3} more in the summary's failed_links" if len(failed) > 3 else ""
         lines += ["", f"failed links: {len(failed)}: {shown}{more}"]

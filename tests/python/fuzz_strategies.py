@@ -62,6 +62,7 @@ def catalogue() -> List[Tuple[Tuple, Any]]:
     resolved["links"]["failed"] = [{"switch": 0, "port": 9, "at_ns": 0}]
     resolved["links"]["degraded"] = [{"switch": 0, "port": 9, "lanes": 2}]
     resolved["links"]["random_failures"] = {"count": 1, "fraction": 0.1, "kind": "global", "at_ns": 0}
+    resolved["links"]["reroute_after_ns"] = 1000.0
     return leaf_paths(resolved)
 
 

@@ -368,6 +368,10 @@ pub struct LinkConfig {
     /// Cables drawn at random (with `sim.seed`) to fail besides `failed`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub random_failures: Option<RandomFailures>,
+    /// The fabric manager's reaction time: this long after links fail
+    /// during the run, routes leave them out (none: they stay in).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reroute_after_ns: Option<f64>,
 }
 
 /// Switch-to-switch cables drawn at random to fail (`links.random_failures`):
@@ -468,6 +472,7 @@ impl Default for LinkConfig {
             degraded: Vec::new(),
             failed: Vec::new(),
             random_failures: None,
+            reroute_after_ns: None,
         }
     }
 }
@@ -819,6 +824,9 @@ impl Config {
         }
         if let Some(r) = &self.links.random_failures {
             r.check()?;
+        }
+        if let Some(d) = self.links.reroute_after_ns {
+            check("links.reroute_after_ns", d, &lim::TIME_NS)?;
         }
         check("switch.speedup", self.switch.speedup, &lim::SPEEDUP)?;
         check_count("switch.buffer_bytes", self.switch.buffer_bytes as u64, 1, 1 << 30, "bytes (1 GiB; Rosetta has 128 KiB per port)")?;

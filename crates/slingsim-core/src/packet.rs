@@ -111,6 +111,11 @@ pub struct PacketHot {
     /// Traffic class index.
     pub class: u8,
     pub flags: u8,
+    /// The routes the packet follows: 0 those of the start, k those after
+    /// the fabric manager's k-th reroute (`links.reroute_after_ns`), set
+    /// where the packet is first routed, so a path stays within the VCs of
+    /// one set of routes.
+    pub epoch: u8,
     /// Data or a control packet (switches leave control packets out of
     /// congestion control; delivery hands them to the NIC's ack logic).
     pub kind: PacketKind,
@@ -232,6 +237,7 @@ impl Packet {
                 alg: 0,
                 class: 0,
                 flags: 0,
+                epoch: 0,
                 kind: PacketKind::Data,
             },
             cold: PacketCold { msg, payload: 0, created: Ps::ZERO, injected: Ps::ZERO, source, mark_flows: 0, mark: 0, retries: 0 },

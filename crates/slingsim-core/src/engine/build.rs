@@ -7,6 +7,7 @@ use super::channels::Channels;
 use super::measurement::{Measurement, PacketSamples, Timeline};
 use super::nic::Nics;
 use super::reliability::Reliability;
+use super::reroutes::Reroutes;
 use super::signals::{Signals, ZeroLoad};
 use super::sources::{Flows, Traffic};
 use super::switch::{FallThrough, Qos, Switches};
@@ -76,9 +77,10 @@ impl Simulation {
         let classes = crate::qos::build_classes(&cfg)?;
         let modes = resolve_modes(&cfg, &classes)?;
         check_minimal_paths(&cfg, &classes, &modes)?;
-        let vcs = virtual_channels(&cfg, &topo, &classes, &modes)?;
-        let vc_capacity = vc_capacity(&cfg, frame, vcs)?;
         let fail_at = net.failed_channels(&cfg.links, cfg.sim.seed)?;
+        let reroutes = Reroutes::new(&cfg, &topo, &net, &fail_at)?;
+        let vcs = virtual_channels(&topo, &reroutes, &classes, &modes);
+        let vc_capacity = vc_capacity(&cfg, frame, vcs)?;
         if cfg.traffic.is_empty() && cfg.job.is_empty() {
             return Err(ConfigError::new("traffic", "nothing to simulate: add a [[traffic]] source or a [[job]]"));
         }
@@ -169,6 +171,7 @@ impl Simulation {
             wall_s: 0.0,
             build_s: 0.0,
             topo,
+            reroutes,
             net,
             cfg,
         };
@@ -255,9 +258,9 @@ fn resolve_modes(cfg: &Config, classes: &[TrafficClass]) -> Result<Modes> {
 
 /// Enough hop VCs for the longest path of any mode in use (the API may ask
 /// for any mode per message, so count them all when it is used), per class.
-fn virtual_channels(_cfg: &Config, topo: &Topology, classes: &[TrafficClass], m: &Modes) -> Result<VcLayout> {
-    let hop_vcs = m.all(classes).map(|a| topo.max_hops(a)).max().unwrap_or(1) as usize;
-    Ok(VcLayout { hop_vcs, n_vcs: hop_vcs * classes.len() })
+fn virtual_channels(topo: &Topology, reroutes: &Reroutes, classes: &[TrafficClass], m: &Modes) -> VcLayout {
+    let hop_vcs = m.all(classes).map(|a| topo.max_hops(a).max(reroutes.max_hops(a))).max().unwrap_or(1) as usize;
+    VcLayout { hop_vcs, n_vcs: hop_vcs * classes.len() }
 }
 
 /// Link latencies fit 32 bits of picoseconds (4.29 ms), which keeps a

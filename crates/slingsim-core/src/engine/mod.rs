@@ -43,6 +43,7 @@ pub(crate) mod neighbour_load;
 pub(crate) mod nic;
 pub(crate) mod reliability;
 mod report;
+mod reroutes;
 mod rma;
 pub(crate) mod signals;
 pub(crate) mod sources;
@@ -187,6 +188,8 @@ impl VcLayout {
 pub struct Simulation {
     pub(crate) cfg: Config,
     pub(crate) topo: Topology,
+    /// The routes after the fabric manager's reroutes during the run.
+    pub(crate) reroutes: reroutes::Reroutes,
     pub(crate) net: Network,
     pub(crate) clock: Clock,
     pub(crate) events: EventQueue,
@@ -404,7 +407,7 @@ impl Simulation {
             return;
         }
         let mut fetch = |c: ChannelId| self.channels.prefetch_transmitter(c);
-        match &self.topo {
+        match self.reroutes.topo(&self.topo, p.epoch) {
             Topology::Dragonfly(df) => routing::adaptive::Paths::likely_next(df, &self.net, s, p, &mut fetch),
             Topology::Graph(g) => routing::adaptive::Paths::likely_next(g, &self.net, s, p, &mut fetch),
         }

@@ -263,8 +263,10 @@ impl Simulation {
     }
 
     /// Every cable that fails in this run, listed and drawn
-    /// (`links.random_failures`) alike, from the lower-numbered switch:
-    /// `null` if none.
+    /// (`links.random_failures`) alike, from the lower-numbered switch, and
+    /// from when routes leave it out (at once if down from the start,
+    /// after `links.reroute_after_ns` otherwise, never without it): `null`
+    /// if none.
     fn failed_links_summary(&self) -> Value {
         let list: Vec<Value> = self
             .net
@@ -278,6 +280,11 @@ impl Simulation {
                     "to_switch": to.0,
                     "kind": ch.kind.name(),
                     "at_ns": ps_to_ns(self.channels.fail_at(c)),
+                    "rerouted_at_ns": match (self.channels.fail_at(c), self.cfg.links.reroute_after_ns) {
+                        (Ps::ZERO, _) => json!(0.0),
+                        (t, Some(d)) => json!(ps_to_ns(t) + d),
+                        (_, None) => Value::Null,
+                    },
                 })),
                 _ => None,
             })

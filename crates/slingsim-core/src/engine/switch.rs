@@ -296,9 +296,12 @@ impl Simulation {
             }
         };
         let p = self.pool.hot_mut(h);
+        if p.hops == 0 {
+            p.epoch = self.reroutes.epoch_at(now);
+        }
         let rng = &mut self.switches.rng[s];
         let biases = &self.qos.biases[p.class as usize];
-        let out = match &self.topo {
+        let out = match self.reroutes.topo(&self.topo, p.epoch) {
             Topology::Dragonfly(df) => routing::adaptive::next_channel(df, alg, &self.net, s, p, created, rng, biases, &mut occupancy, &mut advertised),
             Topology::Graph(g) => routing::adaptive::next_channel(g, alg, &self.net, s, p, created, rng, biases, &mut occupancy, &mut advertised),
         };

@@ -188,6 +188,9 @@ impl GraphTopology {
         self.diameter = 0;
         self.compute_distances(&has_endpoints);
         self.first_hop_reach = self.compute_first_hop_reach(&has_endpoints);
+        if self.global_hops.active() {
+            self.list_global_hops();
+        }
         for list in &self.endpoint_switches {
             for &a in list {
                 if let Some(&b) = list.iter().find(|&&b| self.distance(a, b) == u8::MAX) {

@@ -6,7 +6,7 @@
 pub mod aries;
 pub mod analytics;
 pub mod bisection;
-mod down_links;
+pub(crate) mod down_links;
 pub mod dragonfly;
 pub mod fattree;
 pub mod fitfly;
@@ -165,8 +165,9 @@ impl Topology {
                 df.one_global_hop = cfg.routing.minimal_paths == MinimalPaths::OneGlobalHop;
                 apply_degraded(&mut net, &cfg.links.degraded)?;
                 net.shrink_to_fit();
-                down_links::route_dragonfly_around(&mut df, &net, cfg)?;
-                return Ok((Topology::Dragonfly(df), net));
+                let mut topo = Topology::Dragonfly(df);
+                down_links::route_around_down_at_start(&mut topo, &net, cfg)?;
+                return Ok((topo, net));
             }
             Family::Slimfly => slimfly::build(t, l, n)?,
             Family::Fitfly => fitfly::build(t, l, n)?,
@@ -191,14 +192,15 @@ impl Topology {
         }
         let net = built.net.clone();
         let mut g = GraphTopology::new(built);
-        down_links::route_graph_around(&mut g, &net, cfg)?;
         if kind == Family::Aries {
             g.route_detours_by_group();
             if cfg.routing.minimal_paths == MinimalPaths::OneGlobalHop {
                 g.list_global_hops();
             }
         }
-        Ok((Topology::Graph(g), net))
+        let mut topo = Topology::Graph(g);
+        down_links::route_around_down_at_start(&mut topo, &net, cfg)?;
+        Ok((topo, net))
     }
 
     /// Group of a switch.

@@ -180,3 +180,54 @@ fn random_failures_refuse_what_they_cannot_draw() {
     // All 20 global cables down from the start leave no route between groups.
     refused(json!({"count": 20}), "links.random_failures", "no route joins them (with the cables links.failed lists and those drawn with sim.seed = 1)");
 }
+
+/// With `links.reroute_after_ns` the fabric manager takes a link failing
+/// during the run out of the routes that long after it fails: packets first
+/// routed from then on leave it out, so only those under way before are
+/// lost and resent. Without it the link stays in the routes to the end.
+#[test]
+fn the_fabric_manager_reroutes_links_failing_during_the_run() {
+    // Two cables each: two up-links of an edge switch; a global link from
+    // group 0 to group 1 and one to group 2; two links of a Slim Fly switch.
+    let cases = [
+        ("fattree", json!({"kind": "fattree", "radix": 6}), [(0, 3), (0, 4)]),
+        ("dragonfly", json!({"kind": "dragonfly", "groups": 5, "switches_per_group": 4, "endpoints_per_switch": 2, "global_ports_per_switch": 2}), [(0, 5), (1, 5)]),
+        ("slimfly", json!({"kind": "slimfly", "q": 5, "endpoints_per_switch": 2, "radix": 16}), [(0, 2), (0, 3)]),
+    ];
+    for (name, topo, cables) in cases {
+        let run = |reroute: Option<f64>| {
+            let mut cfg = json!({
+                "topology": topo,
+                "routing": {"algorithm": "minimal"},
+                "links": {"failed": cables.iter().map(|&(s, p)| json!({"switch": s, "port": p, "at_ns": 2000})).collect::<Vec<_>>()},
+                "nic": {"retry_timeout_ns": 3000},
+                "sim": {"warmup_ns": 1000, "duration_ns": 15000, "drain_ns": 60000, "watchdog_ns": 20000},
+                "traffic": [{"name": "t", "pattern": "uniform", "load": 0.3, "message_bytes": 2048}],
+            });
+            if let Some(d) = reroute {
+                cfg["links"]["reroute_after_ns"] = json!(d);
+            }
+            let mut sim = Simulation::from_json(&cfg.to_string()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            sim.run();
+            let s = sim.summary();
+            assert_eq!(s["bytes_conserved"], true, "{name}");
+            assert_eq!(s["measured_undelivered"], 0, "{name}: {}", s["end_reason"]);
+            assert!(s["deadlock"].is_null(), "{name}");
+            s
+        };
+        let (stays, rerouted) = (run(None), run(Some(1000.0)));
+        let resent = |s: &Value| s["e2e_retries"].as_u64().unwrap();
+        assert!(resent(&stays) > 0, "{name}: minimal routing loses packets on a failed link in its routes");
+        assert!(resent(&rerouted) * 4 < resent(&stays), "{name}: rerouted at 3 us, {} resent against {}", resent(&rerouted), resent(&stays));
+        assert!(stays["failed_links"].as_array().unwrap().iter().all(|f| f["rerouted_at_ns"].is_null()), "{name}");
+        assert!(rerouted["failed_links"].as_array().unwrap().iter().all(|f| f["rerouted_at_ns"] == 3000.0), "{name}");
+    }
+    // A failure the fabric manager cannot route around is refused.
+    let cut = json!({
+        "topology": {"kind": "dragonfly", "groups": 5, "switches_per_group": 4, "endpoints_per_switch": 2, "global_ports_per_switch": 2},
+        "links": {"failed": [{"switch": 0, "port": 5, "at_ns": 100}, {"switch": 0, "port": 6, "at_ns": 200}], "reroute_after_ns": 50},
+        "traffic": [{"name": "t", "pattern": "uniform", "load": 0.3}],
+    });
+    let m = Simulation::from_json(&cut.to_string()).err().expect("refused").to_string();
+    assert!(m.starts_with("links.reroute_after_ns") && m.contains("from group 0 to group 1 is down from 200 ns"), "{m}");
+}

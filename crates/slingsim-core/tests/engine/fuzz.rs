@@ -28,7 +28,7 @@ const KEYS: &[&str] = &[
     "nic.max_outstanding_packets", "nic.outstanding_release", "nic.retry_timeout_ns", "nic.max_retries",
     "links.bandwidth_bps", "links.terminal_latency_ns", "links.local_latency_ns", "links.global_latency_ns",
     "links.fec_latency_ns", "links.bit_error_rate", "links.failed", "links.degraded", "links.random_failures",
-    "links.random_failures.count", "links.random_failures.fraction", "links.random_failures.kind", "links.random_failures.at_ns",
+    "links.random_failures.count", "links.random_failures.fraction", "links.random_failures.kind", "links.random_failures.at_ns", "links.reroute_after_ns",
     "switch.latency_ns", "switch.buffer_bytes", "switch.speedup",
     "routing.algorithm", "routing.ugal_threshold_bytes", "routing.bias_bytes", "routing.neighbour_load",
     "routing.neighbour_load_refresh_ns", "routing.minimal_paths", "nic.acks",

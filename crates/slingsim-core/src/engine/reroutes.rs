@@ -20,6 +20,10 @@ use crate::routing::Algorithm;
 use crate::topology::{down_links, Topology};
 use crate::units::{ns_to_ps, ps_to_ns, Ps};
 
+/// The most bytes of shortest-path tables the reroutes may keep: each set
+/// of routes on a graph-routed family holds a table of switches^2 bytes.
+const MAX_TABLE_BYTES: u64 = 4 << 30;
+
 /// The sets of routes after the fabric manager's reroutes.
 #[derive(Default)]
 pub(crate) struct Reroutes {
@@ -46,6 +50,9 @@ impl Reroutes {
                     u8::MAX
                 ),
             ));
+        }
+        if let Topology::Graph(g) = base {
+            check_table_bytes(g.switches(), times.len())?;
         }
         let mut out = Reroutes::default();
         for &t in &times {
@@ -86,5 +93,36 @@ impl Reroutes {
     /// The longest path of `alg` over every set after the start's.
     pub fn max_hops(&self, alg: Algorithm) -> u32 {
         self.topos.iter().map(|t| t.max_hops(alg)).max().unwrap_or(0)
+    }
+}
+
+/// Refuses reroutes whose copies of the shortest-path tables (one of
+/// `switches`^2 bytes per failure time) would pass [`MAX_TABLE_BYTES`].
+fn check_table_bytes(switches: usize, times: usize) -> Result<()> {
+    let bytes = (switches as u64).pow(2) * times as u64;
+    if bytes <= MAX_TABLE_BYTES {
+        return Ok(());
+    }
+    Err(ConfigError::new(
+        "links.reroute_after_ns",
+        format!(
+            "links fail at {times} different times, and each reroute keeps {switches}^2 bytes of shortest-path tables: \
+             {:.1} GiB, more than the {} GiB allowed; give the failures fewer distinct times",
+            bytes as f64 / (1u64 << 30) as f64,
+            MAX_TABLE_BYTES >> 30
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reroutes_of_large_graphs_are_bounded_by_their_tables() {
+        assert!(check_table_bytes(1000, 255).is_ok());
+        assert!(check_table_bytes(16_384, 16).is_ok(), "4 GiB exactly");
+        let e = check_table_bytes(16_384, 17).unwrap_err().to_string();
+        assert!(e.starts_with("links.reroute_after_ns") && e.contains("17 different times") && e.contains("4.2 GiB"), "{e}");
     }
 }

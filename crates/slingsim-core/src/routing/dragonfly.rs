@@ -147,14 +147,13 @@ fn step_one_global_hop(df: &Dragonfly, net: &Network, s: SwitchId, pkt: &mut Pac
         return None;
     }
     let first = df.first_link_between(gs, gd);
-    let pair = first..first + df.links_per_group_pair;
     let i = if df.links_down() == 0 {
         first + rng.below(df.links_per_group_pair as u64) as u32
     } else {
         // Uniformly over the pair's links that are up (at least one is).
-        let up = pair.clone().filter(|&i| !df.is_down(i)).count();
-        let k = rng.below(up as u64) as usize;
-        pair.filter(|&i| !df.is_down(i)).nth(k).expect("a group pair keeps a link up")
+        let up = || (first..first + df.links_per_group_pair).filter(|&i| df.link_up(df.global_link(i)));
+        let k = rng.below(up().count() as u64) as usize;
+        up().nth(k).expect("a group pair keeps a link up")
     };
     let link = df.global_link(i);
     let hops = (link.from != s) as u32 + 1 + (link.to != pkt.dst_switch) as u32;
@@ -209,14 +208,15 @@ fn likely_next(df: &Dragonfly, net: &Network, s: SwitchId, pkt: &Packet, f: &mut
 #[inline]
 fn local_hop(df: &Dragonfly, net: &Network, s: SwitchId, t: SwitchId, rng: &mut Rng) -> ChannelId {
     let k = df.local_links_per_pair;
-    let j = if df.local_links_down() {
-        let up = (0..k).filter(|&j| df.local_up(s, t, j)).count();
-        let n = rng.below(up as u64) as usize;
-        (0..k).filter(|&j| df.local_up(s, t, j)).nth(n).expect("a switch pair keeps a local link up")
-    } else if k > 1 {
+    let j = if k <= 1 {
+        0
+    } else if df.links_down() == 0 {
         rng.below(k as u64) as u32
     } else {
-        0
+        // Uniformly over the pair's links that are up (at least one is).
+        let up = || (0..k).filter(|&j| df.local_up(s, t, j));
+        let n = rng.below(up().count() as u64) as usize;
+        up().nth(n).expect("a switch pair keeps a local link up")
     };
     net.out_channel(s, df.local_port(s, t, j))
 }
@@ -227,7 +227,7 @@ fn local_hop(df: &Dragonfly, net: &Network, s: SwitchId, t: SwitchId, rng: &mut 
 /// uniformly, with one random draw.
 fn pick_global(df: &Dragonfly, s: SwitchId, from: u32, to: u32, target: SwitchId, rng: &mut Rng) -> u32 {
     let first = df.first_link_between(from, to);
-    let up = |i: u32| !df.is_down(first + i);
+    let up = |l: GlobalLink| df.link_up(l);
     // One loop per way of listing the links, so neither pays for the other.
     let i = match df.links_from_to(from, to) {
         PairLinks::Table(links) => pick_shortest(links.copied(), s, target, up, rng),
@@ -238,11 +238,11 @@ fn pick_global(df: &Dragonfly, s: SwitchId, from: u32, to: u32, target: SwitchId
 
 /// Position among `links` of a random one of those with the fewest hops
 /// from `s` to `target` (any switch of the far group if NONE), of those
-/// whose position `up` accepts.
+/// that are `up`.
 #[inline]
-fn pick_shortest<I: Iterator<Item = GlobalLink> + Clone>(links: I, s: SwitchId, target: SwitchId, up: impl Fn(u32) -> bool, rng: &mut Rng) -> u32 {
-    let hops = |(i, l): (usize, GlobalLink)| {
-        if up(i as u32) {
+fn pick_shortest<I: Iterator<Item = GlobalLink> + Clone>(links: I, s: SwitchId, target: SwitchId, up: impl Fn(GlobalLink) -> bool, rng: &mut Rng) -> u32 {
+    let hops = |l: GlobalLink| {
+        if up(l) {
             (l.from != s) as u32 + (!target.is_none() && l.to != target) as u32
         } else {
             u32::MAX
@@ -254,7 +254,7 @@ fn pick_shortest<I: Iterator<Item = GlobalLink> + Clone>(links: I, s: SwitchId, 
     let mut fan = [0u32; MAX_FAN];
     let (mut best, mut ties) = (u32::MAX, 0usize);
     for (i, l) in links.clone().enumerate() {
-        let h = hops((i, l));
+        let h = hops(l);
         if h == u32::MAX {
             continue;
         }
@@ -273,7 +273,7 @@ fn pick_shortest<I: Iterator<Item = GlobalLink> + Clone>(links: I, s: SwitchId, 
         return fan[k];
     }
     for (i, l) in links.enumerate() {
-        if hops((i, l)) == best {
+        if hops(l) == best {
             if k == 0 {
                 return i as u32;
             }
@@ -292,11 +292,10 @@ pub fn min_hops(df: &Dragonfly, s: SwitchId, d: SwitchId) -> u32 {
     if gs == gd {
         return 1;
     }
-    let first = df.first_link_between(gs, gd);
-    let hops = |(i, l): (usize, GlobalLink)| if df.is_down(first + i as u32) { u32::MAX } else { (l.from != s) as u32 + 1 + (l.to != d) as u32 };
+    let hops = |l: GlobalLink| if df.link_up(l) { (l.from != s) as u32 + 1 + (l.to != d) as u32 } else { u32::MAX };
     match df.links_from_to(gs, gd) {
-        PairLinks::Table(links) => links.copied().enumerate().map(hops).min(),
-        PairLinks::Computed(links) => links.enumerate().map(hops).min(),
+        PairLinks::Table(links) => links.copied().map(hops).min(),
+        PairLinks::Computed(links) => links.map(hops).min(),
     }
     .unwrap_or(u32::MAX)
 }

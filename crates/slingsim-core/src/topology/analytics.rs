@@ -24,19 +24,18 @@ pub fn analyze_json(text: &str) -> Result<Value> {
     let t0 = Instant::now();
     let (topo, net) = Topology::build(&cfg)?;
     let build_s = t0.elapsed().as_secs_f64();
-    let mut v = analyze(&cfg, &topo, &net);
+    let mut v = analyze(&cfg, &topo, &net)?;
     v["build_s"] = json!(build_s);
     Ok(v)
 }
 
 /// Analytics of a built topology.
-pub fn analyze(cfg: &Config, topo: &Topology, net: &Network) -> Value {
+pub fn analyze(cfg: &Config, topo: &Topology, net: &Network) -> Result<Value> {
     let mut v = match topo {
         Topology::Dragonfly(df) => dragonfly(cfg, df, net),
         Topology::Graph(g) => super::graph_analytics::analyze(cfg, g, net),
     };
-    // Built already, so the failed links are known good.
-    let failed: Vec<_> = net.failed_channels(&cfg.links, cfg.sim.seed).unwrap_or_default().into_iter().filter(|&(c, _)| c < net.reverse(c)).collect();
+    let failed: Vec<_> = net.failed_channels(&cfg.links, cfg.sim.seed)?.into_iter().filter(|&(c, _)| c < net.reverse(c)).collect();
     if !failed.is_empty() {
         // The diameter and hops above are the routes' (without the links
         // down from the start that they leave out).
@@ -46,7 +45,7 @@ pub fn analyze(cfg: &Config, topo: &Topology, net: &Network) -> Value {
             "failing_later": failed.len() - down,
         });
     }
-    v
+    Ok(v)
 }
 
 fn dragonfly(cfg: &Config, df: &Dragonfly, net: &Network) -> Value {
@@ -140,8 +139,7 @@ fn dragonfly_distances(df: &Dragonfly) -> (u32, f64) {
             if gs == gt {
                 continue;
             }
-            let first = df.first_link_between(gs, gt);
-            let links = df.links_between(gs, gt).iter().enumerate().filter(|&(i, _)| !df.is_down(first + i as u32)).map(|(_, l)| l);
+            let links = df.links_between(gs, gt).iter().filter(|&&l| df.link_up(l));
             in_a.iter_mut().for_each(|x| *x = false);
             in_b.iter_mut().for_each(|x| *x = false);
             pairs.clear();
@@ -201,8 +199,7 @@ fn saturation(df: &Dragonfly, net: &Network, cfg: &Config, adversarial: bool) ->
                 continue;
             }
             // The pair's links that routing takes (not those down from the start).
-            let first = df.first_link_between(gs, gd);
-            let links = || df.links_between(gs, gd).iter().enumerate().filter(move |&(i, _)| !df.is_down(first + i as u32)).map(|(_, l)| l);
+            let links = || df.links_between(gs, gd).iter().filter(|&&l| df.link_up(l));
             let hops = |l: &super::dragonfly::GlobalLink| (l.from != s) as u32 + (l.to != d) as u32;
             let best = links().map(hops).min().unwrap_or(0);
             let cands: Vec<_> = links().filter(|l| hops(l) == best).collect();

@@ -60,12 +60,11 @@ pub struct Dragonfly {
     /// link between the two groups (`routing.minimal_paths =
     /// "one-global-hop"`), not only those of the fewest switch hops.
     pub one_global_hop: bool,
-    /// Directed global links (indices into [`Self::all_global_links`],
-    /// sorted) down from the start, which routing leaves out.
-    down: Vec<u32>,
-    /// Local links down from the start, as (switch, port), sorted: routing
-    /// takes the pair's other parallel links.
-    down_local: Vec<(SwitchId, u32)>,
+    /// Switch-to-switch links down (as the switch and port of their
+    /// output, sorted), which routing leaves out: a group pair's other
+    /// global links and a switch pair's other parallel local links take
+    /// their traffic.
+    down: Vec<(SwitchId, u32)>,
 }
 
 /// Where links down from the start leave a dragonfly without a route its
@@ -188,7 +187,6 @@ impl Dragonfly {
             links: dirlinks,
             one_global_hop: false,
             down: Vec::new(),
-            down_local: Vec::new(),
         };
         Ok((df, net))
     }
@@ -206,23 +204,16 @@ impl Dragonfly {
     /// local links. Fails where no such link is left, since going around
     /// it would take a path outside local, global, local.
     pub fn route_around(&mut self, down: &[(SwitchId, u32)]) -> std::result::Result<(), Cut> {
-        let mut down = down.to_vec();
-        down.sort_unstable();
-        self.down = (0..self.links.len() as u32).filter(|&i| {
-            let l = self.links[i as usize];
-            down.binary_search(&(l.from, l.port)).is_ok()
-        }).collect();
-        let local = self.endpoints_per_switch..self.endpoints_per_switch + (self.switches_per_group - 1) * self.local_links_per_pair;
-        self.down_local = down.into_iter().filter(|(_, port)| local.contains(port)).collect();
+        self.down = down.to_vec();
+        self.down.sort_unstable();
         for a in 0..self.groups {
             for b in (0..self.groups).filter(|&b| b != a) {
-                let first = self.first_link_between(a, b);
-                if self.links_per_group_pair > 0 && (first..first + self.links_per_group_pair).all(|i| self.is_down(i)) {
+                if self.links_per_group_pair > 0 && self.links_between(a, b).iter().all(|&l| !self.link_up(l)) {
                     return Err(Cut::Groups(a, b));
                 }
             }
         }
-        for &(s, _) in &self.down_local {
+        for &(s, _) in &self.down {
             let base = self.group(s) * self.switches_per_group;
             for t in (base..base + self.switches_per_group).map(SwitchId).filter(|&t| t != s) {
                 if (0..self.local_links_per_pair).all(|j| !self.local_up(s, t, j)) {
@@ -233,28 +224,28 @@ impl Dragonfly {
         Ok(())
     }
 
+    /// Whether the link leaving switch `s` on `port` is up (routing may take it).
+    #[inline]
+    fn port_up(&self, s: SwitchId, port: u32) -> bool {
+        self.down.is_empty() || self.down.binary_search(&(s, port)).is_err()
+    }
+
+    /// Whether global link `l` is up (routing may take it).
+    #[inline]
+    pub fn link_up(&self, l: GlobalLink) -> bool {
+        self.port_up(l.from, l.port)
+    }
+
     /// Whether parallel local link `j` from switch `s` to switch `t` of its
-    /// group is up (not down from the start).
+    /// group is up (routing may take it).
     #[inline]
     pub fn local_up(&self, s: SwitchId, t: SwitchId, j: u32) -> bool {
-        self.down_local.is_empty() || self.down_local.binary_search(&(s, self.local_port(s, t, j))).is_err()
+        self.port_up(s, self.local_port(s, t, j))
     }
 
-    /// Whether some local link is down from the start.
-    #[inline]
-    pub fn local_links_down(&self) -> bool {
-        !self.down_local.is_empty()
-    }
-
-    /// Whether global link `i` is down from the start (left out of routes).
-    #[inline]
-    pub fn is_down(&self, i: u32) -> bool {
-        !self.down.is_empty() && self.down.binary_search(&i).is_ok()
-    }
-
-    /// Directed links (global and local) left out of routes.
+    /// Directed links left out of routes.
     pub fn links_down(&self) -> usize {
-        self.down.len() + self.down_local.len()
+        self.down.len()
     }
 
     /// Global links from group `from` to group `to`.

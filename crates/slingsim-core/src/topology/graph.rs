@@ -180,10 +180,7 @@ impl GraphTopology {
         }
         adj_start.push(adj.len() as u32);
         (self.adj_start, self.adj) = (adj_start, adj);
-        let mut has_endpoints = vec![false; self.switches];
-        for s in self.endpoint_switches.iter().flatten() {
-            has_endpoints[s.index()] = true;
-        }
+        let has_endpoints = self.has_endpoints();
         self.dist.fill(u8::MAX);
         self.diameter = 0;
         self.compute_distances(&has_endpoints);
@@ -220,18 +217,18 @@ impl GraphTopology {
         reach
     }
 
+    /// Whether each switch holds endpoints.
+    fn has_endpoints(&self) -> Vec<bool> {
+        let mut v = vec![false; self.switches];
+        for s in self.endpoint_switches.iter().flatten() {
+            v[s.index()] = true;
+        }
+        v
+    }
+
     /// Valiant intermediates by group from now on (Aries, [`GroupIntermediates`]).
     pub fn route_detours_by_group(&mut self) {
-        let has_endpoints: Vec<bool> = {
-            let mut v = vec![false; self.switches];
-            for list in &self.endpoint_switches {
-                for s in list {
-                    v[s.index()] = true;
-                }
-            }
-            v
-        };
-        self.group_intermediates = GroupIntermediates::new(&self.groups, &self.plane, &has_endpoints);
+        self.group_intermediates = GroupIntermediates::new(&self.groups, &self.plane, &self.has_endpoints());
     }
 
     /// Lists the global links by group pair, so that adaptive routing's

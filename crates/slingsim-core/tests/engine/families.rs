@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 use slingsim_core::Simulation;
 
-fn families() -> Vec<(&'static str, Value)> {
+pub(crate) fn families() -> Vec<(&'static str, Value)> {
     vec![
         ("dragonfly", json!({"kind": "dragonfly", "groups": 5, "switches_per_group": 4, "endpoints_per_switch": 2, "global_ports_per_switch": 1})),
         ("slimfly", json!({"kind": "slimfly", "q": 5, "endpoints_per_switch": 2, "radix": 16})),

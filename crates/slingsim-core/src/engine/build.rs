@@ -489,7 +489,7 @@ fn traffic(cfg: &Config, net: &Network, frame: Frame, mut sources: Vec<Source>, 
         let slot = wire as f64 * 8.0e12 / node_bw;
         slot_ps.push(slot);
         if let (Some(interval), Injection::Bernoulli { load, .. }) = (cfg.traffic[i].interval_ns, &mut s.injection) {
-            // Its range is checked with the config's numbers (config.rs).
+            // Its range is checked with the config's numbers (config/checks.rs).
             let field = format!("traffic[{i}].interval_ns");
             *load = slot / (interval * 1000.0);
             if *load > 1.0 {

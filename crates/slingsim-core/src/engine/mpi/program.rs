@@ -156,6 +156,8 @@ impl Simulation {
         false
     }
 
+    /// Rank `g` runs operation `op` of its program now: posting charges
+    /// its CPU, a blocking operation leaves it waiting on its requests.
     fn mpi_execute(&mut self, g: u32, op: Op) {
         let now = self.clock.now;
         let send_overhead = self.mpi.p().send_overhead;
@@ -185,20 +187,7 @@ impl Simulation {
                 let slot = self.mpi_post_recv(g, comm, peer, tag, Context::PointToPoint, Owner::Program, true);
                 self.mpi_block_on(g, vec![slot]);
             }
-            Op::Wait { reqs } => {
-                let r = &mut self.mpi.ranks[g as usize];
-                let mut slots = Vec::with_capacity(reqs.len());
-                let mut unknown = 0;
-                for id in reqs {
-                    match r.req_ids.remove(&id) {
-                        Some(s) => slots.push(s),
-                        None => unknown += 1,
-                    }
-                }
-                let j = r.job as usize;
-                self.mpi.jobs[j].unknown_waits += unknown;
-                self.mpi_block_on(g, slots);
-            }
+            Op::Wait { reqs } => self.mpi_wait_on(g, reqs),
             Op::Coll { kind, comm, bytes, root, counts, req } => {
                 let slot = self.mpi_start_collective(g, kind, comm, bytes, root, counts.as_deref());
                 match req {
@@ -237,45 +226,75 @@ impl Simulation {
                 self.mpi.ranks[g as usize].ready_at = done;
             }
             Op::Fence => self.mpi_fence(g),
-            Op::IterationEnd => {
-                let r = &mut self.mpi.ranks[g as usize];
-                let i = r.iteration as usize;
-                r.iteration += 1;
-                let job = &mut self.mpi.jobs[r.job as usize];
-                if job.iteration_marks.len() <= i {
-                    job.iteration_marks.resize(i + 1, Ps::ZERO);
-                    job.ranks_at_mark.resize(i + 1, 0);
-                }
-                job.iteration_marks[i] = job.iteration_marks[i].max(now);
-                job.ranks_at_mark[i] += 1;
-                if job.ranks_at_mark[i] == job.ranks {
-                    let (sum, n) = std::mem::take(&mut job.packet_latency_since);
-                    job.iteration_packet_latency.push((n > 0).then(|| sum as f64 / n as f64));
-                }
-                if job.stop.is_some() {
-                    self.mpi_stop_rule(g, i);
-                }
+            Op::IterationEnd => self.mpi_iteration_end(g, now),
+            Op::TimerStart => self.mpi_timer_start(g, now),
+            Op::TimerStop => self.mpi_timer_stop(g, now),
+        }
+    }
+
+    /// Rank `g` waits on the requests `reqs` names; an id no request has
+    /// (already waited on, or never posted) is counted in the job's
+    /// `unknown_waits`.
+    fn mpi_wait_on(&mut self, g: u32, reqs: Vec<u32>) {
+        let r = &mut self.mpi.ranks[g as usize];
+        let mut slots = Vec::with_capacity(reqs.len());
+        let mut unknown = 0;
+        for id in reqs {
+            match r.req_ids.remove(&id) {
+                Some(s) => slots.push(s),
+                None => unknown += 1,
             }
-            Op::TimerStart => {
-                let r = &mut self.mpi.ranks[g as usize];
-                r.timer = now;
-                let (i, j) = (r.iteration as usize, r.job as usize);
-                let windows = &mut self.mpi.jobs[j].timed_windows;
-                if windows.len() <= i {
-                    windows.resize(i + 1, (NEVER, Ps::ZERO));
-                }
-                windows[i].0 = windows[i].0.min(now);
-            }
-            Op::TimerStop => {
-                let r = &self.mpi.ranks[g as usize];
-                let d = now - r.timer;
-                let (i, j) = (r.iteration as usize, r.job as usize);
-                let job = &mut self.mpi.jobs[j];
-                job.timed.record(d);
-                if let Some(w) = job.timed_windows.get_mut(i) {
-                    w.1 = w.1.max(now);
-                }
-            }
+        }
+        let j = r.job as usize;
+        self.mpi.jobs[j].unknown_waits += unknown;
+        self.mpi_block_on(g, slots);
+    }
+
+    /// Rank `g` ends an iteration at `now`: the job's iteration marks, the
+    /// packet latency of an iteration every rank has ended, the stop rule.
+    fn mpi_iteration_end(&mut self, g: u32, now: Ps) {
+        let r = &mut self.mpi.ranks[g as usize];
+        let i = r.iteration as usize;
+        r.iteration += 1;
+        let job = &mut self.mpi.jobs[r.job as usize];
+        if job.iteration_marks.len() <= i {
+            job.iteration_marks.resize(i + 1, Ps::ZERO);
+            job.ranks_at_mark.resize(i + 1, 0);
+        }
+        job.iteration_marks[i] = job.iteration_marks[i].max(now);
+        job.ranks_at_mark[i] += 1;
+        if job.ranks_at_mark[i] == job.ranks {
+            let (sum, n) = std::mem::take(&mut job.packet_latency_since);
+            job.iteration_packet_latency.push((n > 0).then(|| sum as f64 / n as f64));
+        }
+        if job.stop.is_some() {
+            self.mpi_stop_rule(g, i);
+        }
+    }
+
+    /// Rank `g` starts its timer at `now` (the timed window opens at the
+    /// earliest rank's start).
+    fn mpi_timer_start(&mut self, g: u32, now: Ps) {
+        let r = &mut self.mpi.ranks[g as usize];
+        r.timer = now;
+        let (i, j) = (r.iteration as usize, r.job as usize);
+        let windows = &mut self.mpi.jobs[j].timed_windows;
+        if windows.len() <= i {
+            windows.resize(i + 1, (NEVER, Ps::ZERO));
+        }
+        windows[i].0 = windows[i].0.min(now);
+    }
+
+    /// Rank `g` stops its timer at `now`: one timed sample, and the timed
+    /// window closes at the latest rank's stop.
+    fn mpi_timer_stop(&mut self, g: u32, now: Ps) {
+        let r = &self.mpi.ranks[g as usize];
+        let d = now - r.timer;
+        let (i, j) = (r.iteration as usize, r.job as usize);
+        let job = &mut self.mpi.jobs[j];
+        job.timed.record(d);
+        if let Some(w) = job.timed_windows.get_mut(i) {
+            w.1 = w.1.max(now);
         }
     }
 

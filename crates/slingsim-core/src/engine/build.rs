@@ -109,26 +109,7 @@ impl Simulation {
         let nics = nics(&cfg, &net, frame, &cc, &qos, !fail_at.is_empty())?;
         let traffic = traffic(&cfg, &net, frame, sources, &modes)?;
         let measure = measurement(&cfg, traffic.sources.len());
-        let tiles = match cfg.switch.model {
-            SwitchModel::PerOutput => {
-                if cfg.switch.arbitration != crate::crossbar::Arbitration::Arrival {
-                    return Err(ConfigError::new(
-                        "switch.arbitration",
-                        "\"age\" needs switch.model = \"tiled\": the per-output model serves one queue per output and VC in arrival order; set switch.model = \"tiled\" or arbitration = \"arrival\"",
-                    ));
-                }
-                None
-            }
-            SwitchModel::Tiled => {
-                if cfg.switch.vc_priority != crate::crossbar::VcPriority::None {
-                    return Err(ConfigError::new(
-                        "switch.vc_priority",
-                        "a VC priority needs switch.model = \"per-output\": the tiled model grants by rows and age; set switch.model = \"per-output\" or vc_priority = \"none\"",
-                    ));
-                }
-                Some(Box::new(Tiles::new(&net, cfg.switch.grid(), cfg.switch.speedup, cfg.switch.arbitration)?))
-            }
-        };
+        let tiles = tiles(&cfg, &net)?;
         let cc_fabric_acks = cc.fabric_acks();
         let mut sim = Simulation {
             clock: Clock { now: Ps::ZERO, warmup: window.warmup, window_end: window.window_end, end: window.end, watchdog, last_progress: Ps::ZERO },
@@ -152,16 +133,7 @@ impl Simulation {
                 ns_to_ps(cfg.routing.neighbour_load_refresh_ns),
                 net.channels.len(),
             ),
-            reliability: Reliability {
-                bit_error_rate: cfg.links.bit_error_rate,
-                error_rng: Rng::new(seed, 0x11E5),
-                retry_timeout: ns_to_ps(cfg.nic.retry_timeout_ns),
-                max_retries: cfg.nic.max_retries as u8,
-                retries: 0,
-                packets_lost: 0,
-                bytes_lost: 0,
-                lossy_drops: 0,
-            },
+            reliability: Reliability::new(&cfg),
             traffic,
             flows: Flows::default(),
             measure,
@@ -515,6 +487,31 @@ fn traffic(cfg: &Config, net: &Network, frame: Frame, mut sources: Vec<Source>, 
 }
 
 /// Empty counters for `sources` sources.
+/// The tiled crossbar when `switch.model` asks for it; refuses the
+/// arbitration options the chosen model does not have.
+fn tiles(cfg: &Config, net: &Network) -> Result<Option<Box<Tiles>>> {
+    Ok(match cfg.switch.model {
+        SwitchModel::PerOutput => {
+            if cfg.switch.arbitration != crate::crossbar::Arbitration::Arrival {
+                return Err(ConfigError::new(
+                    "switch.arbitration",
+                    "\"age\" needs switch.model = \"tiled\": the per-output model serves one queue per output and VC in arrival order; set switch.model = \"tiled\" or arbitration = \"arrival\"",
+                ));
+            }
+            None
+        }
+        SwitchModel::Tiled => {
+            if cfg.switch.vc_priority != crate::crossbar::VcPriority::None {
+                return Err(ConfigError::new(
+                    "switch.vc_priority",
+                    "a VC priority needs switch.model = \"per-output\": the tiled model grants by rows and age; set switch.model = \"per-output\" or vc_priority = \"none\"",
+                ));
+            }
+            Some(Box::new(Tiles::new(net, cfg.switch.grid(), cfg.switch.speedup, cfg.switch.arbitration)?))
+        }
+    })
+}
+
 fn measurement(cfg: &Config, sources: usize) -> Measurement {
     Measurement {
         stats: vec![SourceStats::default(); sources],

@@ -28,6 +28,23 @@ pub(crate) struct Reliability {
     pub lossy_drops: u64,
 }
 
+impl Reliability {
+    /// Link-level and end-to-end retry as `[links]` and `[nic]` set them,
+    /// nothing lost yet.
+    pub(crate) fn new(cfg: &crate::config::Config) -> Reliability {
+        Reliability {
+            bit_error_rate: cfg.links.bit_error_rate,
+            error_rng: Rng::new(cfg.sim.seed, 0x11E5),
+            retry_timeout: crate::units::ns_to_ps(cfg.nic.retry_timeout_ns),
+            max_retries: cfg.nic.max_retries as u8,
+            retries: 0,
+            packets_lost: 0,
+            bytes_lost: 0,
+            lossy_drops: 0,
+        }
+    }
+}
+
 impl Simulation {
     /// Link-level retry: a packet of `wire` bytes is corrupted with
     /// probability 1 - (1 - BER)^(8 wire); the receiver asks for it again

@@ -82,3 +82,38 @@ fn noise_is_deterministic_and_checked() {
     let e = Simulation::from_json(&cfg.to_string()).err().expect("an unknown process is refused").to_string();
     assert!(e.contains("poisson") && e.contains("periodic"), "{e}");
 }
+
+#[test]
+fn detours_delay_a_collectives_rounds_and_its_receive_completions() {
+    // Eight ranks on one node: no packet enters the network, and all the
+    // time that is not memory latency is the CPU's per-message cost of the
+    // alltoall's sends and receives (10 us in verbs and in libfabric, so 20 us per message
+    // on each side). Detours of 10 us every 100 us take 10% of each CPU, so
+    // they must lengthen that work by about a ninth, not only delay the
+    // start of each call.
+    let jobs = json!([{"name": "a2a", "workload": "alltoall", "bytes": 64, "iterations": 20, "ppn": 8, "nodes": {"list": [0]}}]);
+    let run_with = |noise: Value| {
+        let cfg = json!({
+            "topology": {"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 2, "global_ports_per_switch": 1},
+            "sim": {"max_time_ns": 1e9},
+            "host": {"noise": noise, "verbs_overhead_ns": 10_000, "libfabric_overhead_ns": 10_000},
+            "job": jobs.clone(),
+        });
+        let mut sim = Simulation::from_json(&cfg.to_string()).unwrap();
+        sim.run();
+        sim.summary()
+    };
+    let quiet = run_with(json!({}));
+    let noisy = run_with(json!({"interval_ns": 100_000, "duration_ns": 10_000, "process": "periodic"}));
+    for s in [&quiet, &noisy] {
+        assert_eq!(s["jobs"]["a2a"]["finished"], true);
+        assert_eq!(s["traffic"]["a2a"]["packets_delivered"], 0, "one node: nothing crosses the network");
+    }
+    let mean = |s: &Value| s["jobs"]["a2a"]["iteration_ns"]["mean"].as_f64().unwrap();
+    let cpu = quiet["jobs"]["a2a"]["mpi_cpu_ns"]["max"].as_f64().unwrap() / 20.0;
+    assert!(cpu > 0.8 * mean(&quiet), "the quiet alltoall is CPU-bound: {cpu} of {} ns per call", mean(&quiet));
+    let extra = mean(&noisy) - mean(&quiet);
+    assert!(extra > 0.08 * cpu, "detours on 10% of the CPU lengthen {cpu} ns of CPU work per call by {extra} ns");
+    let held = noisy["jobs"]["a2a"]["host_noise"]["detoured_ns_per_rank"].as_f64().unwrap() / 20.0;
+    assert!(held > 0.08 * cpu, "each rank was held {held} ns per call");
+}

@@ -62,7 +62,7 @@ impl Simulation {
             }
             let mut at = start;
             for &(peer, bytes) in &sends {
-                at = self.mpi_cpu_queue(g, at, send_overhead + self.mpi_send_copy(g, comm, peer as i32, bytes));
+                at = self.mpi_cpu_take(g, at, send_overhead + self.mpi_send_copy(g, comm, peer as i32, bytes));
                 self.mpi_post_send(g, comm, peer as i32, tag, ctx, bytes, Owner::Collective(c), at);
             }
             return;

@@ -88,14 +88,10 @@ impl Simulation {
         job.failed_match_attempts += failed;
         job.matched_messages += 1;
         match m.location {
-            crate::host::MatchingLocation::Software => {
-                // The walk queues on the CPU after its earlier work: what it
-                // adds past that is its own work.
-                let from = t.max(r.cpu_busy);
-                let end = m.walk(failed, t, &mut r.cpu_busy);
-                r.cpu_work += end.saturating_sub(from);
-                end
-            }
+            // The walk queues on the CPU after its earlier work, and host
+            // noise delays it as any other CPU work.
+            crate::host::MatchingLocation::Software if m.active() => self.mpi_cpu_take(d, t, m.hold(failed)),
+            crate::host::MatchingLocation::Software => t,
             crate::host::MatchingLocation::Nic => {
                 let node = r.node as usize;
                 if rt.nic_match_busy.len() <= node {
@@ -121,7 +117,7 @@ impl Simulation {
     /// A receive's data is in: it completes after the receive overhead.
     fn mpi_recv_done(&mut self, d: u32, req: u32, env: &Envelope, t: Ps) {
         let copy = if env.rendezvous { Ps::ZERO } else { self.mpi_eager_copy(env.src, d, env.bytes) };
-        let at = self.mpi_cpu_queue(d, t, self.mpi.p().recv_overhead + copy);
+        let at = self.mpi_cpu_take(d, t, self.mpi.p().recv_overhead + copy);
         let r = &self.mpi.ranks[d as usize];
         if r.reqs[req as usize].timed_recv && env.ctx == Context::PointToPoint {
             let j = r.job as usize;

@@ -107,22 +107,42 @@ impl Simulation {
     /// it starts once the CPU has finished its earlier MPI work
     /// ([`crate::mpi::state::Rank::cpu_busy`]) and ends later by any
     /// detour of host noise; returns the end, and the CPU is busy until it.
-    fn mpi_cpu_take(&mut self, g: u32, from: Ps, cost: Ps) -> Ps {
+    /// Every CPU cost of MPI goes through here (posting, a collective
+    /// round's sends, receive completions), so a detour delays all of it.
+    pub(super) fn mpi_cpu_take(&mut self, g: u32, from: Ps, cost: Ps) -> Ps {
         let start = from.max(self.mpi.ranks[g as usize].cpu_busy);
-        let end = self.mpi_cpu_end(g, start + cost);
+        let end = self.mpi_cpu_span(g, start, cost);
         let r = &mut self.mpi.ranks[g as usize];
         r.cpu_busy = end;
         r.cpu_work += cost;
         end
     }
 
-    /// [`Self::mpi_cpu_take`] without host noise (receive completions and a
-    /// collective round's sends, which noise has never delayed).
-    pub(super) fn mpi_cpu_queue(&mut self, g: u32, from: Ps, cost: Ps) -> Ps {
+    /// When CPU work of rank `g` of `cost`, due to start at `start`, ends
+    /// under host noise. Every detour up to the end of the rank's last
+    /// CPU work has been taken already, so one that begins before `start`
+    /// began while the CPU was idle: it is passed over if it is over by
+    /// then, and otherwise the work waits for its end. Each detour that
+    /// begins while the work runs stops it for the detour's length.
+    fn mpi_cpu_span(&mut self, g: u32, mut start: Ps, cost: Ps) -> Ps {
+        let Some(d) = self.mpi.p().noise else { return start + cost };
+        let rng = self.mpi.noise_rng.as_mut().expect("host noise has its random stream");
         let r = &mut self.mpi.ranks[g as usize];
-        r.cpu_busy = from.max(r.cpu_busy) + cost;
-        r.cpu_work += cost;
-        r.cpu_busy
+        while r.next_detour < start {
+            let over = r.next_detour + d.duration;
+            if over > start {
+                r.detoured += over - start;
+                start = over;
+            }
+            r.next_detour = d.next(r.next_detour, rng);
+        }
+        let mut end = start + cost;
+        while r.next_detour < end {
+            end += d.duration;
+            r.detoured += d.duration;
+            r.next_detour = d.next(r.next_detour, rng);
+        }
+        end
     }
 
     /// The rank reached the end of its program: start over (repeating

@@ -79,6 +79,9 @@ EXPERIMENTS = {
                               "by size between two groups of Piz Daint beside other jobs, without host noise and "
                               "with OS detours on 1% and 10% of the CPU", "aries_time_vs_latency",
                               "run_aries_time_vs_latency"),
+    "aries-node-alltoall": ("[DeSensi19] Fig. 4, the time distribution of an MPI_Alltoall of 8 processes on one "
+                            "Piz Daint node by size, no packet in the network, without host noise and with OS "
+                            "detours on 1% and 10% of the CPU", "aries_node_alltoall", "run_aries_node_alltoall"),
     "aries-idle-counters": ("[DeSensi19] Table 1, router counters (incoming flits, stalled cycles) of an idle 16-node "
                             "job on 5 Piz Daint routers beside other jobs, for a wait and one twice as long",
                             "aries_idle_counters", "run_aries_idle_counters"),

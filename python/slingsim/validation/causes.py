@@ -72,8 +72,8 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
     ("aries-time-vs-latency", "QCD of time over QCD of packet latency, smallest size, 10% host noise"):
         "chance: a QCD moves only when more than a quarter of the round trips are delayed, and an 8 B round trip "
         "is hit by the assumed detours about that often, so its ratio falls either side from one draw to the next "
-        "(quick 0.61 and full 0.94 since the 2026-11-29 re-cabling, 7.31 and 1.22 before it; 0.66 or 3.15 with a 1 MiB "
-        "pair added to the run)",
+        "(quick 1.16 and full 2.39 since detours delay receive completions too, 2026-11-30, where full mode's gap "
+        "holds; 0.61 and 0.94 before; 0.66 or 3.15 with a 1 MiB pair added to the run)",
     ("aries-routing-study", "app-aware's worst time over the better static mode"):
         "on Daint's 1024 ranks Bruck's 8 B alltoall is a heavy exchange, which DEFAULT wins; app-aware misses "
         "Daint's 512 B alltoall (1.26x), whose messages below its 4 KiB threshold go with high bias undecided, "

@@ -3,7 +3,7 @@
 
 use crate::names::Named;
 use super::{Simulation, NEVER};
-use crate::mpi::state::Blocked;
+use crate::mpi::state::{Blocked, Job};
 use crate::table::{Column, Table};
 use crate::units::{ps_to_ns, Ps};
 use serde_json::{json, Map, Value};
@@ -51,106 +51,99 @@ impl Simulation {
     pub(crate) fn jobs_summary(&self) -> Value {
         let mut out = Map::new();
         for (j, job) in self.mpi.jobs.iter().enumerate() {
-            let times: Vec<f64> = self.iteration_times(j).iter().map(|&t| ps_to_ns(t)).collect();
-            let stats = iteration_stats(&times);
-            // A job that lost data did not do what it was asked, even if
-            // its ranks ran to the end of their programs.
-            let ended = job.end != NEVER;
-            let finished = ended && job.lost_messages == 0;
-            let waiting: Vec<Value> = self
-                .mpi
-                .ranks
-                .iter()
-                .skip(job.first_rank as usize)
-                .take(job.ranks as usize)
-                .filter(|r| r.blocked == Blocked::Wait && !job.repeat)
-                .take(MAX_LISTED)
-                .map(|r| json!({"rank": r.world, "node": r.node, "op_index": r.pc.saturating_sub(1), "op": job.program.ops[r.world as usize].get(r.pc.saturating_sub(1))}))
-                .collect();
-            let comm = self.communication_times(j);
-            let modes = crate::mpi::app_aware::MODES;
-            let (app_aware, app_aware_decisions) = if job.app_aware {
-                (
-                    json!({modes[0].name(): job.mode_messages[0], modes[1].name(): job.mode_messages[1]}),
-                    json!({"decisions": job.mode_decisions, "switches": job.mode_switches}),
-                )
-            } else {
-                (Value::Null, Value::Null)
-            };
-            let stop_rule = match job.stop {
-                None => Value::Null,
-                Some(rule) => {
-                    let ns = |ps: f64| ps / 1000.0;
-                    let m = job.stop_interval;
-                    json!({
-                        "min_iterations": rule.min_iterations,
-                        "min_time_ns": ps_to_ns(rule.min_time),
-                        "ci_fraction": rule.ci_fraction,
-                        "met": job.stop_met_at.is_some(),
-                        "met_after_iterations": job.stop_met_at,
-                        "median_ns": m.map(|m| ns(m.median)),
-                        "ci95_ns": m.map(|m| [ns(m.lo), ns(m.hi)]),
-                    })
-                }
-            };
-            let mut entry = json!({
-                "ranks": job.ranks,
-                "nodes": job.nodes.len(),
-                "node_ids": job.nodes,
-                "ppn": job.ppn,
-                "repeat": job.repeat,
-                "start_ns": ps_to_ns(job.start),
-                "finished": finished,
-                "end_ns": if ended { json!(ps_to_ns(job.end)) } else { Value::Null },
-                "runtime_ns": if finished { json!(ps_to_ns(job.end - job.start)) } else { Value::Null },
-                "lost_messages": job.lost_messages,
-                "lost_bytes": job.lost_bytes,
-                "iterations": times.len(),
-                "iteration_ns": stats,
-                "iteration_times_ns": times,
-                "iteration_packet_latency_ns": job.iteration_packet_latency.iter().take(times.len()).map(|m| m.map(|ps| ps / 1000.0)).collect::<Vec<_>>(),
-                "passes": job.passes,
-                "messages": job.messages,
-                "collective_messages": job.collective_messages,
-                "memory_messages": job.memory_messages,
-                "bytes": job.bytes,
-                "message_latency_ns": job.message_latency.summary(1e-3),
-                "timed_ns": job.timed.summary(1e-3),
-                "timed_window_ns": timed_windows(&job.timed_windows),
-                "unknown_waits": job.unknown_waits,
-                "warnings": job.program.warnings,
-                "ranks_done": job.ranks_done,
-                "waiting_ranks": waiting,
-                "app_aware_messages": app_aware,
-                "app_aware_decisions": app_aware_decisions,
-                "nic_counters": self.job_nic_counters(&job.nodes),
-                "matching": {
-                    "messages": job.matched_messages,
-                    "failed_attempts": job.failed_match_attempts,
-                    "failed_attempts_per_message": job.failed_match_attempts as f64 / job.matched_messages.max(1) as f64,
-                },
-                "rendezvous": job.rendezvous.summary(),
-                "collective_rounds": job.round_spread.summary(),
-                "max_comm_time_ns": comm.max_span,
-                "mpi_time_ns": comm.mpi_time,
-                "mpi_time_fraction": comm.mpi_fraction,
-                "mpi_cpu_ns": comm.mpi_cpu,
-                "mpi_cpu_fraction": comm.mpi_cpu_fraction,
-            });
-            if !stop_rule.is_null() {
-                entry["stop_rule"] = stop_rule;
-            }
-            if self.mpi.p().noise.is_some() {
-                let ranks = &self.mpi.ranks[job.first_rank as usize..(job.first_rank + job.ranks) as usize];
-                let total: u64 = ranks.iter().map(|r| r.detoured.0).sum();
-                entry["host_noise"] = json!({
-                    "detoured_ns": total as f64 / 1000.0,
-                    "detoured_ns_per_rank": total as f64 / 1000.0 / job.ranks.max(1) as f64,
-                });
-            }
-            out.insert(job.name.clone(), entry);
+            out.insert(job.name.clone(), self.job_summary(j, job));
         }
         Value::Object(out)
+    }
+
+    /// The summary of job `j`.
+    fn job_summary(&self, j: usize, job: &Job) -> Value {
+        let times: Vec<f64> = self.iteration_times(j).iter().map(|&t| ps_to_ns(t)).collect();
+        let stats = iteration_stats(&times);
+        // A job that lost data did not do what it was asked, even if
+        // its ranks ran to the end of their programs.
+        let ended = job.end != NEVER;
+        let finished = ended && job.lost_messages == 0;
+        let waiting = self.waiting_ranks(job);
+        let comm = self.communication_times(j);
+        let (app_aware, app_aware_decisions) = app_aware_summary(job);
+        let stop_rule = stop_rule_summary(job);
+        let mut entry = json!({
+            "ranks": job.ranks,
+            "nodes": job.nodes.len(),
+            "node_ids": job.nodes,
+            "ppn": job.ppn,
+            "repeat": job.repeat,
+            "start_ns": ps_to_ns(job.start),
+            "finished": finished,
+            "end_ns": if ended { json!(ps_to_ns(job.end)) } else { Value::Null },
+            "runtime_ns": if finished { json!(ps_to_ns(job.end - job.start)) } else { Value::Null },
+            "lost_messages": job.lost_messages,
+            "lost_bytes": job.lost_bytes,
+            "iterations": times.len(),
+            "iteration_ns": stats,
+            "iteration_times_ns": times,
+            "iteration_packet_latency_ns": job.iteration_packet_latency.iter().take(times.len()).map(|m| m.map(|ps| ps / 1000.0)).collect::<Vec<_>>(),
+            "passes": job.passes,
+            "messages": job.messages,
+            "collective_messages": job.collective_messages,
+            "memory_messages": job.memory_messages,
+            "bytes": job.bytes,
+            "message_latency_ns": job.message_latency.summary(1e-3),
+            "timed_ns": job.timed.summary(1e-3),
+            "timed_window_ns": timed_windows(&job.timed_windows),
+            "unknown_waits": job.unknown_waits,
+            "warnings": job.program.warnings,
+            "ranks_done": job.ranks_done,
+            "waiting_ranks": waiting,
+            "app_aware_messages": app_aware,
+            "app_aware_decisions": app_aware_decisions,
+            "nic_counters": self.job_nic_counters(&job.nodes),
+            "matching": {
+                "messages": job.matched_messages,
+                "failed_attempts": job.failed_match_attempts,
+                "failed_attempts_per_message": job.failed_match_attempts as f64 / job.matched_messages.max(1) as f64,
+            },
+            "rendezvous": job.rendezvous.summary(),
+            "collective_rounds": job.round_spread.summary(),
+            "max_comm_time_ns": comm.max_span,
+            "mpi_time_ns": comm.mpi_time,
+            "mpi_time_fraction": comm.mpi_fraction,
+            "mpi_cpu_ns": comm.mpi_cpu,
+            "mpi_cpu_fraction": comm.mpi_cpu_fraction,
+        });
+        if !stop_rule.is_null() {
+            entry["stop_rule"] = stop_rule;
+        }
+        if self.mpi.p().noise.is_some() {
+            entry["host_noise"] = self.host_noise_summary(job);
+        }
+        entry
+    }
+
+    /// Ranks of `job` waiting on a request when the run ended (at most
+    /// `MAX_LISTED`): where each one stopped in its program.
+    fn waiting_ranks(&self, job: &Job) -> Vec<Value> {
+        self
+            .mpi
+            .ranks
+            .iter()
+            .skip(job.first_rank as usize)
+            .take(job.ranks as usize)
+            .filter(|r| r.blocked == Blocked::Wait && !job.repeat)
+            .take(MAX_LISTED)
+            .map(|r| json!({"rank": r.world, "node": r.node, "op_index": r.pc.saturating_sub(1), "op": job.program.ops[r.world as usize].get(r.pc.saturating_sub(1))}))
+            .collect()
+    }
+
+    /// How long host noise's detours held up the ranks of `job`.
+    fn host_noise_summary(&self, job: &Job) -> Value {
+        let ranks = &self.mpi.ranks[job.first_rank as usize..(job.first_rank + job.ranks) as usize];
+        let total: u64 = ranks.iter().map(|r| r.detoured.0).sum();
+        json!({
+            "detoured_ns": total as f64 / 1000.0,
+            "detoured_ns_per_rank": total as f64 / 1000.0 / job.ranks.max(1) as f64,
+        })
     }
 
     /// One row per job iteration: job, iteration, time.
@@ -272,4 +265,39 @@ fn timed_windows(windows: &[(Ps, Ps)]) -> Value {
         h.record(b - a);
     }
     h.summary(1e-3)
+}
+
+/// Messages `job` sent in each routing mode and the decisions behind them
+/// (application-aware routing only; null otherwise).
+fn app_aware_summary(job: &Job) -> (Value, Value) {
+    let modes = crate::mpi::app_aware::MODES;
+    if job.app_aware {
+        (
+            json!({modes[0].name(): job.mode_messages[0], modes[1].name(): job.mode_messages[1]}),
+            json!({"decisions": job.mode_decisions, "switches": job.mode_switches}),
+        )
+    } else {
+        (Value::Null, Value::Null)
+    }
+}
+
+/// The statistical stopping rule of `job`, if it has one: met or not, after
+/// how many iterations, the median and its 95% interval.
+fn stop_rule_summary(job: &Job) -> Value {
+    match job.stop {
+        None => Value::Null,
+        Some(rule) => {
+            let ns = |ps: f64| ps / 1000.0;
+            let m = job.stop_interval;
+            json!({
+                "min_iterations": rule.min_iterations,
+                "min_time_ns": ps_to_ns(rule.min_time),
+                "ci_fraction": rule.ci_fraction,
+                "met": job.stop_met_at.is_some(),
+                "met_after_iterations": job.stop_met_at,
+                "median_ns": m.map(|m| ns(m.median)),
+                "ci95_ns": m.map(|m| [ns(m.lo), ns(m.hi)]),
+            })
+        }
+    }
 }

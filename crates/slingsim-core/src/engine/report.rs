@@ -140,50 +140,11 @@ impl Simulation {
 
     /// The run's summary (see docs/results.md for every key).
     pub fn summary(&self) -> Value {
-        let mut total = SourceStats::default();
-        let mut traffic = Map::new();
-        let mut nodes = 0;
-        let undelivered = self.undelivered_by_source();
-        for (i, (s, st)) in self.traffic.sources.iter().zip(&self.measure.stats).enumerate() {
-            total.merge(st);
-            nodes += s.nodes.len();
-            let mut v = self.source_summary(st, s.nodes.len());
-            let (n, age) = undelivered[i];
-            let count = st.latency.count() + n;
-            v["undelivered_packets"] = json!(n);
-            v["latency_with_undelivered_ns"] = if count == 0 {
-                Value::Null
-            } else {
-                json!((st.latency.sum() as f64 + age.as_f64()) / count as f64 / 1e3)
-            };
-            v["class"] = json!(self.qos.classes[self.traffic.class[i] as usize].spec.name);
-            v["routing"] = json!(self.traffic.alg[i].name());
-            traffic.insert(s.name.clone(), v);
-        }
+        let (traffic, total, nodes) = self.traffic_summary();
         let (in_flight, in_flight_packets) = self.scan_in_flight();
         let (by_kind, control, packets_conserved) = self.packets_by_kind(&in_flight_packets);
         let queued: u64 = self.nics.queue.iter().flatten().map(|&m| self.nics.messages[m as usize].to_send).sum();
-        let mut links = Map::new();
-        for kind in [LinkKind::Terminal, LinkKind::Local, LinkKind::Global] {
-            let utils: Vec<f64> = self
-                .net
-                .channels
-                .iter_ids()
-                .filter(|(_, c)| c.kind == kind)
-                .map(|(i, _)| self.channels.tx[i].busy_ps.as_f64() / self.window().as_f64())
-                .collect();
-            if utils.is_empty() {
-                continue;
-            }
-            links.insert(
-                kind.name().into(),
-                json!({
-                    "count": utils.len() / 2,
-                    "utilization_mean": utils.iter().sum::<f64>() / utils.len() as f64,
-                    "utilization_max": utils.iter().cloned().fold(0.0, f64::max),
-                }),
-            );
-        }
+        let links = self.links_summary();
         let o = self.source_summary(&total, nodes);
         let (m, r) = (&self.measure, &self.reliability);
         let mut summary = json!({
@@ -237,6 +198,60 @@ impl Simulation {
             summary["reliability"] = self.reliability_models_summary();
         }
         summary
+    }
+
+    /// `traffic` of the summary: one entry per source (a job's packets
+    /// count under the job's name); with it, every source's statistics
+    /// merged and the nodes the sources hold.
+    fn traffic_summary(&self) -> (Map<String, Value>, SourceStats, usize) {
+        let mut total = SourceStats::default();
+        let mut traffic = Map::new();
+        let mut nodes = 0;
+        let undelivered = self.undelivered_by_source();
+        for (i, (s, st)) in self.traffic.sources.iter().zip(&self.measure.stats).enumerate() {
+            total.merge(st);
+            nodes += s.nodes.len();
+            let mut v = self.source_summary(st, s.nodes.len());
+            let (n, age) = undelivered[i];
+            let count = st.latency.count() + n;
+            v["undelivered_packets"] = json!(n);
+            v["latency_with_undelivered_ns"] = if count == 0 {
+                Value::Null
+            } else {
+                json!((st.latency.sum() as f64 + age.as_f64()) / count as f64 / 1e3)
+            };
+            v["class"] = json!(self.qos.classes[self.traffic.class[i] as usize].spec.name);
+            v["routing"] = json!(self.traffic.alg[i].name());
+            traffic.insert(s.name.clone(), v);
+        }
+        (traffic, total, nodes)
+    }
+
+    /// `links` of the summary: per kind of link, how many and how busy
+    /// over the measured window.
+    fn links_summary(&self) -> Map<String, Value> {
+        let mut links = Map::new();
+        for kind in [LinkKind::Terminal, LinkKind::Local, LinkKind::Global] {
+            let utils: Vec<f64> = self
+                .net
+                .channels
+                .iter_ids()
+                .filter(|(_, c)| c.kind == kind)
+                .map(|(i, _)| self.channels.tx[i].busy_ps.as_f64() / self.window().as_f64())
+                .collect();
+            if utils.is_empty() {
+                continue;
+            }
+            links.insert(
+                kind.name().into(),
+                json!({
+                    "count": utils.len() / 2,
+                    "utilization_mean": utils.iter().sum::<f64>() / utils.len() as f64,
+                    "utilization_max": utils.iter().cloned().fold(0.0, f64::max),
+                }),
+            );
+        }
+        links
     }
 
     /// `reliability` of the summary with MPI jobs: which model each kind of

@@ -8,10 +8,12 @@
 //! period from a random phase per rank (`"periodic"`). During a detour the
 //! rank runs nothing: an operation it would start waits for the detour's
 //! end, and a detour that begins while it computes or spends CPU time on a
-//! message lengthens that by the detour. A detour that begins and ends
-//! while the rank waits for the network delays nothing. The NIC is not
-//! affected. The parameters of a machine's noise are not in the papers: a
-//! study gives its own (the `aries-time-vs-latency` recipe says which).
+//! message (posting it, a collective's round, completing a receive, a
+//! software matching walk) lengthens that by the detour. A detour that
+//! begins and ends while the rank waits for the network delays nothing.
+//! The NIC is not affected. The parameters of a machine's noise are not in
+//! the papers: a study gives its own (the `aries-time-vs-latency` and
+//! `aries-node-alltoall` recipes say which).
 
 use serde::{Deserialize, Serialize};
 

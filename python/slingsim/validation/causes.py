@@ -66,9 +66,9 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "is absent\")",
     ("aries-allocation-noise", "inter-group worst round trip over the median"):
         "two chassis have two minimal paths of 42 Gb/s row links where two blades of a chassis have one, which "
-        "outweighs a hop for a 16 KiB message; why the spread inside a group no longer grows with the distance "
-        "since the 2026-11-29 re-cabling is not established; no 1000x outliers: the background offers about 1% "
-        "of the nodes' bandwidth and the run has no OS noise",
+        "outweighs a hop for a 16 KiB message; the spread inside a group follows the same links: with 3 row "
+        "links instead of 1 the two blades' IQR falls from 0.126 to 0.070 us (seed 1); no 1000x outliers: the "
+        "background offers about 1% of the nodes' bandwidth and the run has no OS noise",
     ("aries-time-vs-latency", "QCD of time over QCD of packet latency, smallest size, 10% host noise"):
         "chance: a QCD moves only when more than a quarter of the round trips are delayed, and an 8 B round trip "
         "is hit by the assumed detours about that often, so its ratio falls either side from one draw to the next "

@@ -89,6 +89,7 @@ def test_key_figures_read_the_largest_size_and_the_drop():
     assert k["where_time_goes"]["spread"]["mpi_cpu_fraction"] is None
     assert k["where_time_goes"]["spread"]["nonminimal_fraction"] is None
     assert k["where_time_goes"]["spread"]["round_spread_us"] == {"mean": None, "max": None}
+    assert k["where_time_goes"]["spread"]["round_spread_first_last_block_us"] == [None, None]
     assert k["largest_bytes"] == 32768 and k["most_nodes"] == 128
     # The variant's row stays out of the recipe's figures and is reported beside them.
     assert k["spread_alltoall_peak_fraction"] == pytest.approx(3.0 / 3.2, abs=1e-4)
@@ -114,6 +115,9 @@ def test_more_nodes_move_more_and_lose_nothing():
     assert all(0 <= r["nonminimal_fraction"] < 1 for r in rows)
     # Every rank finishes each block of 32 peers; how far apart is measured, never negative.
     assert all(0 <= r["round_spread_mean_us"] <= r["round_spread_max_us"] < r["iteration_us"] for r in rows)
+    # The first and the last block's spreads lie within the spreads of every block.
+    assert all(r["round_spread_first_us"] <= r["round_spread_max_us"] and r["round_spread_last_us"] <= r["round_spread_max_us"]
+               for r in rows)
 
 
 def test_the_figure_draws_every_variant_and_where_the_time_goes(tmp_path):

@@ -194,7 +194,9 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
                                 "rendezvous_us": _rendezvous_stages(r),
                                 "mpi_cpu_fraction": _rounded(r.get("mpi_cpu_fraction"), 4),
                                 "nonminimal_fraction": _rounded(r.get("nonminimal_fraction"), 4),
-                                "round_spread_us": {k: _rounded(r.get(f"round_spread_{k}_us"), 2) for k in SPREAD_STATS}}
+                                "round_spread_us": {k: _rounded(r.get(f"round_spread_{k}_us"), 2) for k in SPREAD_STATS},
+                                "round_spread_first_last_block_us": [_rounded(r.get("round_spread_first_us"), 2),
+                                                                     _rounded(r.get("round_spread_last_us"), 2)]}
                             for v, r in steps.items()},
         "spread_alltoall_peak_fraction": None if spread is None else round(spread["fraction_of_peak"], 4),
         "paper": {"source": "[Roweth] Sec. II-F, Fig. 3", "best_tbytes_per_s": PAPER_BEST_TBPS,

@@ -13,17 +13,22 @@ SPREAD_STATS = ("mean", "max")
 def time_columns(summary: Dict[str, Any], job: str) -> Dict[str, Optional[float]]:
     """Columns of job ``job`` of ``summary``, None where the summary has no value (no rendezvous message,
     a job that did not finish, no collective round closed): ``rendezvous_<stage>_us`` (mean per message),
-    ``mpi_cpu_us_max``, ``mpi_cpu_fraction``, ``round_spread_mean_us``, ``round_spread_max_us`` and
-    ``nonminimal_fraction``."""
+    ``mpi_cpu_us_max``, ``mpi_cpu_fraction``, ``round_spread_mean_us``, ``round_spread_max_us``,
+    ``round_spread_first_us`` and ``round_spread_last_us`` (the mean spread of the first and of the last
+    round index: whether the ranks drift further apart round after round) and ``nonminimal_fraction``."""
     j = summary["jobs"][job]
     rendezvous = (j.get("rendezvous") or {}).get("mean_ns") or {}
     cpu = j.get("mpi_cpu_ns") or {}
-    spread = (j.get("collective_rounds") or {}).get("spread_ns") or {}
+    rounds = j.get("collective_rounds") or {}
+    spread = rounds.get("spread_ns") or {}
+    by_round = [v for v in (rounds.get("spread_ns_by_round") or {}).get("mean") or [] if v is not None]
     return {
         **{f"rendezvous_{k}_us": _us(rendezvous.get(k)) for k in RENDEZVOUS_STAGES},
         "mpi_cpu_us_max": _us(cpu.get("max")),
         "mpi_cpu_fraction": j.get("mpi_cpu_fraction"),
         **{f"round_spread_{k}_us": _us(spread.get(k)) for k in SPREAD_STATS},
+        "round_spread_first_us": _us(by_round[0]) if by_round else None,
+        "round_spread_last_us": _us(by_round[-1]) if by_round else None,
         "nonminimal_fraction": summary.get("nonminimal_fraction"),
     }
 

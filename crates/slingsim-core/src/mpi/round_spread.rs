@@ -31,6 +31,10 @@ pub struct RoundSpread {
     /// Sum and maximum of their spreads.
     total: u128,
     max: Ps,
+    /// Per round index (a round k of any call), the rounds closed and the
+    /// sum and maximum of their spreads: whether ranks drift further
+    /// apart round after round.
+    by_round: Vec<(u64, u128, Ps)>,
 }
 
 impl RoundSpread {
@@ -44,28 +48,41 @@ impl RoundSpread {
         e.2 = e.2.max(at);
         if e.0 >= size {
             let (_, first, last) = self.open.remove(&key).expect("just updated");
-            self.close(last - first);
+            self.close(round as usize, last - first);
         }
     }
 
-    fn close(&mut self, spread: Ps) {
+    fn close(&mut self, round: usize, spread: Ps) {
         self.rounds += 1;
         self.total += spread.0 as u128;
         self.max = self.max.max(spread);
+        if self.by_round.len() <= round {
+            self.by_round.resize(round + 1, (0, 0, Ps::ZERO));
+        }
+        let r = &mut self.by_round[round];
+        r.0 += 1;
+        r.1 += spread.0 as u128;
+        r.2 = r.2.max(spread);
     }
 
-    /// `{"rounds", "spread_ns": {"mean", "max"}, "open_rounds"}` over the
-    /// rounds every rank completed (`open_rounds`: rounds some ranks had not
-    /// completed when the run ended, or that only some ranks run, as in a
-    /// collective whose rank count is not a power of two; not in the
-    /// spreads), or null when no round closed.
+    /// `{"rounds", "spread_ns": {"mean", "max"}, "spread_ns_by_round":
+    /// {"mean": [..], "max": [..]}, "open_rounds"}` over the rounds every
+    /// rank completed (`open_rounds`: rounds some ranks had not completed
+    /// when the run ended, or that only some ranks run, as in a collective
+    /// whose rank count is not a power of two; not in the spreads), or null
+    /// when no round closed. `spread_ns_by_round` has one entry per round
+    /// index, over every call's round of that index (null where none closed).
     pub fn summary(&self) -> Value {
         if self.rounds == 0 {
             return Value::Null;
         }
+        let ns = |ps: f64| ps / 1000.0;
+        let mean: Vec<Value> = self.by_round.iter().map(|&(n, sum, _)| if n == 0 { Value::Null } else { json!(ns(sum as f64 / n as f64)) }).collect();
+        let max: Vec<Value> = self.by_round.iter().map(|&(n, _, m)| if n == 0 { Value::Null } else { json!(ns(m.0 as f64)) }).collect();
         json!({
             "rounds": self.rounds,
-            "spread_ns": {"mean": self.total as f64 / self.rounds as f64 / 1000.0, "max": self.max.0 as f64 / 1000.0},
+            "spread_ns": {"mean": ns(self.total as f64 / self.rounds as f64), "max": ns(self.max.0 as f64)},
+            "spread_ns_by_round": {"mean": mean, "max": max},
             "open_rounds": self.open.len(),
         })
     }
@@ -88,5 +105,20 @@ mod tests {
         assert_eq!(v["spread_ns"]["mean"], 7.0);
         assert_eq!(v["spread_ns"]["max"], 7.0);
         assert_eq!(v["open_rounds"], 1);
+        assert_eq!(v["spread_ns_by_round"]["mean"], json!([7.0]));
+    }
+
+    #[test]
+    fn spreads_are_kept_per_round_index_over_the_calls() {
+        let mut s = RoundSpread::default();
+        // Two calls of a 2-rank collective; round 2 of the second call only.
+        for (tag, round, a, b) in [(0, 0, 1_000, 2_000), (0, 1, 3_000, 7_000), (1, 0, 10_000, 13_000), (1, 2, 20_000, 20_000)] {
+            s.add(0, tag, round, 2, Ps(a));
+            s.add(0, tag, round, 2, Ps(b));
+        }
+        let v = s.summary();
+        assert_eq!(v["rounds"], 4);
+        assert_eq!(v["spread_ns_by_round"]["mean"], json!([2.0, 4.0, 0.0]));
+        assert_eq!(v["spread_ns_by_round"]["max"], json!([3.0, 4.0, 0.0]));
     }
 }

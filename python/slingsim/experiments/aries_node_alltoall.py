@@ -10,7 +10,8 @@ network. The calls repeat back to back; the first is left out (it also holds the
 job's iteration times give every other call's time, from the last rank to finish the call before to the
 last rank to finish it.
 
-The host side is ``[host.noise]``, as in ``aries-time-vs-latency`` and with its levels (:data:`NOISE`): no
+The host side is ``[host.noise]``, as in ``aries-time-vs-latency`` and with its levels
+(:data:`slingsim.experiments.host_noise_levels.NOISE`): no
 detours, 1 us detours on 1% and on 10% of each CPU *(assumed: the papers publish no noise figure)*. A
 detour stops whatever the rank's CPU is doing (the MPI layer's per-message work of each round, receive
 completions); messages between ranks of one node move by memory without the CPU, so a detour does not
@@ -36,7 +37,8 @@ from ..config import Config, load_config  # noqa: E402
 from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..sweep import run_summaries  # noqa: E402
-from .aries_time_vs_latency import NOISE, quartile_dispersion  # noqa: E402
+from .aries_time_vs_latency import quartile_dispersion  # noqa: E402
+from .host_noise_levels import NOISE, held_up_ns, level_title  # noqa: E402
 from .output import study_output  # noqa: E402
 
 NAME = "aries-node-alltoall"
@@ -94,18 +96,6 @@ def check_network_unused(summary: Dict[str, Any], sizes: Sequence[int]) -> None:
         if sent:
             raise RuntimeError(f"{NAME}: {sent} packets of the {size} B alltoall entered the network; Fig. 4's "
                                "collective runs on one node and uses none")
-
-
-def check_noise(level: str, summary: Dict[str, Any], sizes: Sequence[int]) -> float:
-    """The mean time detours held a rank up (ns); raises ``RuntimeError`` if a noisy run's ranks were never
-    held up or a quiet run's were."""
-    held = [summary["jobs"][job_name(s)].get("host_noise", {}).get("detoured_ns_per_rank", 0.0) for s in sizes]
-    if NOISE[level] is None and any(held):
-        raise RuntimeError(f"{NAME}: the run without host noise has ranks held up by detours: {held}")
-    if NOISE[level] is not None and not all(h > 0 for h in held):
-        raise RuntimeError(f"{NAME}: in the {level} noise run some alltoall was never held up by a detour "
-                           f"({held} ns per rank): the figure's host side was not exercised")
-    return sum(held) / len(held)
 
 
 def call_times_ns(summary: Dict[str, Any], size: int, calls: int, level: str) -> List[float]:
@@ -184,7 +174,7 @@ def run_aries_node_alltoall(
                                "alltoalls done")
         nodes = check_one_node(summary, sizes)
         check_network_unused(summary, sizes)
-        held[level] = check_noise(level, summary, sizes)
+        held[level] = held_up_ns(NAME, level, summary, [job_name(s) for s in sizes], "alltoall")
         rows += [row_of(level, size, summary, calls) for size in sizes]
     checks = key_figures(rows, nodes, held)
     with study_output(out_dir, summaries.values(), started, {"quick": quick}) as out:
@@ -204,10 +194,7 @@ def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, 
                   "whislo": r["min_us"] / r["median_us"], "whishi": r["max_us"] / r["median_us"],
                   "label": _size_label(r["bytes"])} for r in mine]
         ax.bxp(stats, showfliers=False)
-        noise = NOISE[level]
-        what = "no host noise" if noise is None else (
-            f"{noise['duration_ns'] / 1e3:g} us detours every {noise['interval_ns'] / 1e3:g} us")
-        ax.set_title(f"{level}: {what}", fontsize=8)
+        ax.set_title(level_title(level), fontsize=8)
         ax.set_xlabel("bytes per rank pair", fontsize=8)
         ax.tick_params(labelsize=7)
     axes[0][0].set_ylabel("call time over its median", fontsize=8)

@@ -18,10 +18,9 @@ detour cannot touch. Each row also gives ``packet_latency_qcd``, the spread over
 Aries routes each packet adaptively, so one message's packets take paths of different lengths and that
 spread is far wider than the per-round-trip mean's.
 
-The host side is ``[host.noise]``: each CPU takes detours of ``DETOUR_NS`` at exponential gaps. The
-papers give no figure for Piz Daint's noise, so the recipe runs every size three times, with no
-detours, with one every ``LIGHT_INTERVAL_NS`` (1% of the CPU) and with one every ``HEAVY_INTERVAL_NS``
-(10%): the paper's finding is checked on the noisy runs, and the quiet run shows what the network alone
+The host side is ``[host.noise]``: each CPU takes detours at exponential gaps. The papers give no
+figure for Piz Daint's noise, so the recipe runs every size three times, at the levels of
+:mod:`slingsim.experiments.host_noise_levels` (no detours, 1 us detours on 1% of the CPU and on 10%): the paper's finding is checked on the noisy runs, and the quiet run shows what the network alone
 gives (:func:`check_noise` refuses noisy runs whose ranks no detour held up, and quiet ones that were).
 """
 from __future__ import annotations
@@ -47,6 +46,7 @@ from ..sweep import run_summaries  # noqa: E402
 from . import allocation  # noqa: E402
 from .aries_allocation_noise import check_background  # noqa: E402
 from .aries_pingpong_routing import router_place  # noqa: E402
+from .host_noise_levels import NOISE, held_up_ns, level_title  # noqa: E402
 from .output import study_output  # noqa: E402
 from .placement import NodeLayout  # noqa: E402
 
@@ -62,15 +62,6 @@ OCCUPANCY, QUICK_OCCUPANCY = 0.5, 0.25
 PAUSE_NS = 50_000
 """Mean pause before each round trip (uniform from 0.5 to 1.5 times it)."""
 ROUND_TRIPS, QUICK_ROUND_TRIPS = 300, 100
-DETOUR_NS = 1_000.0
-LIGHT_INTERVAL_NS = 100_000.0
-HEAVY_INTERVAL_NS = 10_000.0
-NOISE: Dict[str, Optional[Dict[str, Any]]] = {
-    "none": None,
-    "light": {"interval_ns": LIGHT_INTERVAL_NS, "duration_ns": DETOUR_NS, "process": "poisson"},
-    "heavy": {"interval_ns": HEAVY_INTERVAL_NS, "duration_ns": DETOUR_NS, "process": "poisson"},
-}
-"""The host noise of each run *(assumed: the papers publish none)*: 1 us detours, 1% and 10% of the CPU."""
 
 
 def pair_of(k: int) -> Tuple[int, int]:
@@ -182,13 +173,7 @@ def qcd(stats: Dict[str, Any]) -> Optional[float]:
 def check_noise(level: str, summary: Dict[str, Any], sizes: Sequence[int]) -> float:
     """The mean time detours held a ping-pong rank up (ns); raises ``RuntimeError`` if a noisy run's
     ping-pongs were never held up or a quiet run's were."""
-    held = [summary["jobs"][job_name(s)].get("host_noise", {}).get("detoured_ns_per_rank", 0.0) for s in sizes]
-    if NOISE[level] is None and any(held):
-        raise RuntimeError(f"{NAME}: the run without host noise has ranks held up by detours: {held}")
-    if NOISE[level] is not None and not all(h > 0 for h in held):
-        raise RuntimeError(f"{NAME}: in the {level} noise run some ping-pong was never held up by a detour "
-                           f"({held} ns per rank): the figure's host side was not exercised")
-    return sum(held) / len(held)
+    return held_up_ns(NAME, level, summary, [job_name(s) for s in sizes], "ping-pong")
 
 
 def row_of(level: str, size: int, summary: Dict[str, Any], round_trips: int) -> Dict[str, Any]:
@@ -287,10 +272,7 @@ def plot(rows: List[Dict[str, Any]], path: Path, provenance: Optional[Dict[str, 
         ax.plot(xs, [r["latency_qcd"] for r in mine], "s--", label="packet latency")
         ax.set_xscale("log", base=2)
         ax.set_xlabel("message size (B)", fontsize=8)
-        noise = NOISE[level]
-        what = "no host noise" if noise is None else (
-            f"{noise['duration_ns'] / 1e3:g} us detours every {noise['interval_ns'] / 1e3:g} us")
-        ax.set_title(f"{level}: {what}", fontsize=8)
+        ax.set_title(level_title(level), fontsize=8)
         ax.tick_params(labelsize=7)
     axes[0][0].set_ylabel("QCD", fontsize=8)
     axes[0][0].legend(fontsize=7)

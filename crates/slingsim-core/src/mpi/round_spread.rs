@@ -26,14 +26,10 @@ pub struct RoundSpread {
     /// Only looked up and counted, never iterated, so its order cannot
     /// reach a result.
     open: HashMap<RoundKey, (u32, Ps, Ps), BuildHasherDefault<IntHasher>>,
-    /// Rounds every rank of the communicator completed.
-    rounds: u64,
-    /// Sum and maximum of their spreads.
-    total: u128,
-    max: Ps,
-    /// Per round index (a round k of any call), the rounds closed and the
-    /// sum and maximum of their spreads: whether ranks drift further
-    /// apart round after round.
+    /// Per round index (a round k of any call), the rounds every rank of
+    /// the communicator completed and the sum and maximum of their
+    /// spreads: whether ranks drift further apart round after round. The
+    /// totals over every round are summed from it.
     by_round: Vec<(u64, u128, Ps)>,
 }
 
@@ -53,9 +49,6 @@ impl RoundSpread {
     }
 
     fn close(&mut self, round: usize, spread: Ps) {
-        self.rounds += 1;
-        self.total += spread.0 as u128;
-        self.max = self.max.max(spread);
         if self.by_round.len() <= round {
             self.by_round.resize(round + 1, (0, 0, Ps::ZERO));
         }
@@ -73,15 +66,18 @@ impl RoundSpread {
     /// when no round closed. `spread_ns_by_round` has one entry per round
     /// index, over every call's round of that index (null where none closed).
     pub fn summary(&self) -> Value {
-        if self.rounds == 0 {
+        let rounds: u64 = self.by_round.iter().map(|r| r.0).sum();
+        if rounds == 0 {
             return Value::Null;
         }
+        let total: u128 = self.by_round.iter().map(|r| r.1).sum();
+        let widest = self.by_round.iter().map(|r| r.2).max().unwrap_or(Ps::ZERO);
         let ns = |ps: f64| ps / 1000.0;
         let mean: Vec<Value> = self.by_round.iter().map(|&(n, sum, _)| if n == 0 { Value::Null } else { json!(ns(sum as f64 / n as f64)) }).collect();
         let max: Vec<Value> = self.by_round.iter().map(|&(n, _, m)| if n == 0 { Value::Null } else { json!(ns(m.0 as f64)) }).collect();
         json!({
-            "rounds": self.rounds,
-            "spread_ns": {"mean": ns(self.total as f64 / self.rounds as f64), "max": ns(self.max.0 as f64)},
+            "rounds": rounds,
+            "spread_ns": {"mean": ns(total as f64 / rounds as f64), "max": ns(widest.0 as f64)},
             "spread_ns_by_round": {"mean": mean, "max": max},
             "open_rounds": self.open.len(),
         })

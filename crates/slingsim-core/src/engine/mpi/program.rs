@@ -64,7 +64,9 @@ impl Simulation {
             }
             let ready = self.mpi.ranks[g as usize].ready_at;
             if ready > now {
-                self.mpi.ranks[g as usize].ready_at = self.mpi_cpu_end(g, ready);
+                // Compute (or the end of the op's CPU work) from now: any
+                // detour that begins before it ends lengthens it.
+                self.mpi.ranks[g as usize].ready_at = self.mpi_cpu_span(g, now, ready - now);
             }
         }
     }
@@ -85,22 +87,6 @@ impl Simulation {
             }
         }
         None
-    }
-
-    /// When CPU work of rank `g` that would end at `end` (begun now) does
-    /// end: later by every detour that begins before it does
-    /// ([`crate::host::noise`]), so a send the CPU is interrupted while
-    /// posting reaches the NIC later.
-    fn mpi_cpu_end(&mut self, g: u32, mut end: Ps) -> Ps {
-        let Some(d) = self.mpi.p().noise else { return end };
-        let rng = self.mpi.noise_rng.as_mut().expect("host noise has its random stream");
-        let r = &mut self.mpi.ranks[g as usize];
-        while r.next_detour < end {
-            end += d.duration;
-            r.detoured += d.duration;
-            r.next_detour = d.next(r.next_detour, rng);
-        }
-        end
     }
 
     /// Rank `g`'s CPU does MPI work of `cost` that may start at `from`:

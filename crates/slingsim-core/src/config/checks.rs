@@ -213,6 +213,12 @@ impl Config {
         if !(c.g > 0.0 && c.g < 1.0) {
             return Err(ConfigError::new("congestion.g", format!("alpha gain must be in (0, 1), got {}", c.g)));
         }
+        if c.forget_idle_flows.is_some() && c.algorithm != crate::congestion::CongestionKind::Slingshot {
+            return Err(ConfigError::new(
+                "congestion.forget_idle_flows",
+                format!("applies to algorithm = \"slingshot\" only (the switches' flow tracking), not {:?}; leave it out or set congestion.algorithm = \"slingshot\"", crate::names::Named::name(c.algorithm)),
+            ));
+        }
 
         Ok(())
     }

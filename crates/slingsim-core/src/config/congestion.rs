@@ -37,6 +37,14 @@ pub struct CongestionConfig {
     /// the source's ingress switch cuts it a queue's wait earlier than the
     /// ack of that packet's departure would (false: departures only).
     pub notify_at_enqueue: bool,
+    /// Slingshot (`slingshot` only): the ingress switch forgets a flow as
+    /// soon as nothing of it is in the fabric or held at its ingress port
+    /// and no pacing delay holds its next packet, even if a congestion ack
+    /// cut it, so its next message starts unthrottled (the papers describe
+    /// state per packet in flight, [DeSensi20] Sec. II-D). False: a cut
+    /// flow is kept until clean acks have grown its window back, so every
+    /// later message starts at the cut window. Unset: true for `slingshot`.
+    pub forget_idle_flows: Option<bool>,
     /// DCQCN: RED/ECN marking thresholds on a switch output queue and the
     /// marking probability at `kmax_bytes` (the SIGCOMM'15 DCQCN paper's
     /// values); the sender and receiver defaults below are those of
@@ -73,6 +81,7 @@ impl Default for CongestionConfig {
             max_window_bytes: 4 << 20,
             hold_uncongested_flows: None,
             notify_at_enqueue: true,
+            forget_idle_flows: None,
             kmin_bytes: 5_000,
             kmax_bytes: 200_000,
             pmax: 0.01,

@@ -177,6 +177,10 @@ pub trait CongestionControl {
     fn on_fabric_ack(&mut self, _a: &Ack, _now: Ps, _path: &dyn PathView) {}
     /// A packet of `wire` bytes that had entered the fabric was lost in it.
     fn on_fabric_drop(&mut self, _src: EndpointId, _dst: EndpointId, _wire: u32) {}
+    /// Nothing of the flow `src` -> `dst` is held at its ingress port: a
+    /// packet of it arrived there with none held before it, or an ack or
+    /// loss of it has let go whatever it could.
+    fn on_flow_idle(&mut self, _src: EndpointId, _dst: EndpointId, _now: Ps) {}
 }
 
 /// The congestion control of a run: one of the algorithms, dispatched
@@ -304,6 +308,10 @@ impl CongestionControl for Congestion {
     }
     fn on_fabric_drop(&mut self, src: EndpointId, dst: EndpointId, wire: u32) {
         each!(self, x => x.on_fabric_drop(src, dst, wire))
+    }
+    #[inline]
+    fn on_flow_idle(&mut self, src: EndpointId, dst: EndpointId, now: Ps) {
+        each!(self, x => x.on_flow_idle(src, dst, now))
     }
 }
 

@@ -57,6 +57,8 @@ struct Worst {
 /// Slingshot's switch-side state in a run.
 pub struct Slingshot {
     p: Params,
+    /// Forget a flow once it is idle, even if cut (`congestion.forget_idle_flows`).
+    forget_idle: bool,
     flows: FlowTable<IngressFlow>,
     egress: EgressFlows,
     /// Flows toward each endpoint that the ingress switches track (with
@@ -76,6 +78,7 @@ impl Slingshot {
     pub fn new(c: &CongestionConfig, line_rate_bps: f64, full_packet_wire: u32) -> Slingshot {
         Slingshot {
             p: Params::new(c, line_rate_bps, full_packet_wire, false),
+            forget_idle: c.forget_idle_flows.unwrap_or(true),
             flows: Default::default(),
             egress: Default::default(),
             tracked_to: Default::default(),
@@ -218,6 +221,17 @@ impl CongestionControl for Slingshot {
         }
     }
 
+    fn on_flow_idle(&mut self, src: EndpointId, dst: EndpointId, now: Ps) {
+        if !self.forget_idle {
+            return;
+        }
+        // Nothing in the fabric, nothing held and no pacing delay left:
+        // the switch keeps no state a flow has no packet for.
+        if self.flows.get_mut(src, dst).is_some_and(|f| f.window.in_flight == 0 && f.window.next_send <= now) {
+            self.forget(src, dst);
+        }
+    }
+
     fn summary(&self) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("fabric_acks".into(), json!(self.fabric_acks));
@@ -234,5 +248,90 @@ impl CongestionControl for Slingshot {
         m.insert("fair_share_bdp_bytes".into(), json!(w.fair_share.round() as u64));
         m.insert("max_flow_fabric_share".into(), json!(if w.fair_share > 0.0 { w.bytes as f64 / w.fair_share } else { 0.0 }));
         m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 12.5 GB/s ports, 4 KiB packets, a 20 kB bandwidth-delay product.
+    struct Path;
+    impl PathView for Path {
+        fn bandwidth_delay(&self, _: EndpointId, _: EndpointId) -> f64 {
+            20_000.0
+        }
+        fn port_rate(&self, _: EndpointId) -> f64 {
+            12.5e9
+        }
+        fn full_packet_wire(&self) -> u32 {
+            4_160
+        }
+    }
+
+    const WIRE: u32 = 4_160;
+    const RTT: Ps = Ps(2_000_000);
+
+    fn ack(flows: u16, level: u8) -> Ack {
+        let marks = Marks { ecn: false, level, flows };
+        Ack { src: EndpointId(1), dst: EndpointId(0), wire: WIRE, marks, rtt: RTT, cnp: false, source: 0, injected: Ps::ZERO, msg: 0, serial: 0 }
+    }
+
+    /// A flow sends two packets and a congested port (`flows` sources)
+    /// cuts it with the first ack; the second ack, of `last_level`, leaves
+    /// nothing in the fabric. Returns the control, and the time then.
+    fn cut_then_drained(forget: Option<bool>, flows: u16, last_level: u8) -> (Slingshot, Ps) {
+        let c = CongestionConfig { forget_idle_flows: forget, ..Default::default() };
+        let mut s = Slingshot::new(&c, 100e9, WIRE);
+        let (a, b) = (EndpointId(1), EndpointId(0));
+        for _ in 0..2 {
+            s.on_ingress(a, b, WIRE, Ps::ZERO, &Path);
+        }
+        s.on_fabric_ack(&ack(flows, 1), RTT, &Path);
+        let t = Ps(RTT.0 + 1);
+        s.on_fabric_ack(&ack(flows, last_level), t, &Path);
+        (s, t)
+    }
+
+    #[test]
+    fn an_idle_flow_is_forgotten_though_cut_and_starts_its_next_message_unheld() {
+        // 2 flows: a share of 12.5 kB, three packets: no pacing.
+        let (mut s, t) = cut_then_drained(None, 2, 0);
+        assert_eq!(s.flows.values().filter(|f| f.window.cut).count(), 1, "the clean ack leaves it below where it started");
+        s.on_flow_idle(EndpointId(1), EndpointId(0), t);
+        assert_eq!(s.flows.values().count(), 0);
+        assert_eq!(s.tracked_to.len(), 0);
+        // The next message's packets all enter at once.
+        for _ in 0..5 {
+            assert!(matches!(s.ingress_admit(EndpointId(1), EndpointId(0), WIRE, t), Admit::Now));
+            s.on_ingress(EndpointId(1), EndpointId(0), WIRE, t, &Path);
+        }
+    }
+
+    #[test]
+    fn a_cut_flow_is_kept_when_told_to_keep_it_and_holds_its_next_message() {
+        let (mut s, t) = cut_then_drained(Some(false), 2, 0);
+        s.on_flow_idle(EndpointId(1), EndpointId(0), t);
+        assert_eq!(s.flows.values().filter(|f| f.window.cut).count(), 1);
+        let mut held = 0;
+        for _ in 0..5 {
+            match s.ingress_admit(EndpointId(1), EndpointId(0), WIRE, t) {
+                Admit::Now => s.on_ingress(EndpointId(1), EndpointId(0), WIRE, t, &Path),
+                _ => held += 1,
+            }
+        }
+        assert!(held > 0, "the cut window holds part of the next message");
+    }
+
+    #[test]
+    fn a_paced_flow_is_kept_until_its_pacing_delay_has_passed() {
+        // 100 flows: a share of 250 B, under one packet: the flow is paced.
+        let (mut s, t) = cut_then_drained(None, 100, 1);
+        let next = s.flows.get_mut(EndpointId(1), EndpointId(0)).expect("kept").window.next_send;
+        assert!(next > t);
+        s.on_flow_idle(EndpointId(1), EndpointId(0), t);
+        assert!(matches!(s.ingress_admit(EndpointId(1), EndpointId(0), WIRE, t), Admit::At(n) if n == next));
+        s.on_flow_idle(EndpointId(1), EndpointId(0), next);
+        assert_eq!(s.flows.values().count(), 0, "nothing in the fabric, nothing held, no delay left");
     }
 }

@@ -72,6 +72,7 @@ impl Simulation {
             self.count_held();
             return;
         }
+        self.cc.on_flow_idle(src, dst, self.clock.now);
         match self.cc.ingress_admit(src, dst, wire, self.clock.now) {
             Admit::Now => self.enter_fabric(h, s, in_ch),
             hold => {
@@ -101,6 +102,16 @@ impl Simulation {
         let view = NetworkView { topo: &self.topo, net: &self.net, channels: &self.channels, zero_load: &self.signals.zero_load };
         self.cc.on_ingress(src, dst, wire, self.clock.now, &view);
         self.route_into_queue(h, s, in_ch);
+    }
+
+    /// An ack or a loss of the flow `src` -> `dst` changed what it may
+    /// send: its held packets go on as far as they may, and if none is
+    /// left held, congestion control hears that the flow is idle there.
+    fn settle_flow(&mut self, src: EndpointId, dst: EndpointId) {
+        self.release_flow(src, dst);
+        if !self.flow_queues.queues.contains_key(&pair_key(src, dst)) {
+            self.cc.on_flow_idle(src, dst, self.clock.now);
+        }
     }
 
     /// The flow `src` -> `dst` may have room: its held packets go on, head
@@ -195,7 +206,7 @@ impl Simulation {
         }
         let view = NetworkView { topo: &self.topo, net: &self.net, channels: &self.channels, zero_load: &self.signals.zero_load };
         self.cc.on_fabric_ack(&a, self.clock.now, &view);
-        self.release_flow(a.src, a.dst);
+        self.settle_flow(a.src, a.dst);
     }
 
     /// Fabric ack record `id` was lost with its packet: the ingress switch
@@ -204,7 +215,7 @@ impl Simulation {
     pub(crate) fn fabric_ack_lost(&mut self, id: u32) {
         let a = self.signals.take(id);
         self.cc.on_fabric_drop(a.src, a.dst, a.wire);
-        self.release_flow(a.src, a.dst);
+        self.settle_flow(a.src, a.dst);
     }
 
     /// Data packet `h`, admitted to the fabric, was lost in it: its flow's
@@ -217,6 +228,6 @@ impl Simulation {
         p.flags &= !FLAG_ADMITTED;
         let (src, dst, wire) = (p.src, p.dst, p.wire);
         self.cc.on_fabric_drop(src, dst, wire);
-        self.release_flow(src, dst);
+        self.settle_flow(src, dst);
     }
 }

@@ -12,7 +12,12 @@ def test_applications_are_protected_at_scale(tmp_path):
     checks = table_checks(table)
     # Random placement: the check ran on the nodes the engine drew.
     assert checks["shares_checked"] and checks["shares"]["victim_switches_min"] >= 2
-    assert checks["identical_points"] == 0
+    # FFT beside the incast may come out bit-identical: it shares switches with the senders (checked above),
+    # but the incast, held to its share, puts a few packets a microsecond into the whole fabric, and none may
+    # cross FFT's 115 us (docs/experiments.md, shandy-applications). Any other identical point is a victim the
+    # aggressor never reached.
+    identical = [(r["victim"], r["aggressor"]) for r in rows if r["congested_ns"] == r["isolated_ns"]]
+    assert checks["identical_points"] == len(identical) and set(identical) <= {("FFT", "incast")}
     assert {r["victim"] for r in rows} == set(APPLICATIONS)
     assert {r["aggressor"] for r in rows} == {"incast", "all-to-all"}
     for r in rows:

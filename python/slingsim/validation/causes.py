@@ -56,9 +56,10 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "quick mode runs 96 nodes and three victims, where the paper's 2.3x is one case of its full study; the "
         "switches hold every incast pair to its share from its first packet",
     ("shandy-applications", "worst application impact on 1024 nodes"):
-        "the switches hold the 767 incast flows per rail into one port to their shares, so in full mode the "
-        "incast leaves the applications at most 1.004x once its onset has drained (the worst is beside the "
-        "all-to-all); what left LAMMPS 3.55x slower on Shandy is not known",
+        "the switches hold the 767 incast flows per rail into one port to their shares, so in full mode "
+        "LAMMPS with the incast on 75% reads 1.001x once the onset has drained; the full run's worst, FFT on 50% "
+        "beside the incast at 1.159x, comes from incast flows that go idle between puts and restart at line rate "
+        "until the early congestion ack cuts them; what left LAMMPS 3.55x slower on Shandy is not known",
     ("bursty-incast", "worst impact of a bursty incast"):
         "quick mode's medium size (1 KiB) stays at 1.000x in its bursts of 10 and 100 with 1 us and 1 ms gaps; "
         "full mode holds: bursts of one 16 KiB message with 100 us gaps start as new flows at line rate and reach "

@@ -56,6 +56,7 @@ from .bisection_alltoall import ALLTOALL_PEAK_TBPS, SYSTEM, injection_tbytes_per
 from .placement import group_pool, nodes_per_group  # noqa: E402
 from .point_study import run_point_study  # noqa: E402
 from .schedule_bound import alltoall_bound_tbytes_per_s  # noqa: E402
+from .output import rounded  # noqa: E402
 from .time_columns import RENDEZVOUS_STAGES, SPREAD_STATS, time_columns  # noqa: E402
 
 GROUPS = 8
@@ -192,11 +193,11 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
                                 "what": RECIPE_WHAT if v == RECIPE else VARIANTS[v][0],
                                 "ppn": r.get("ppn", 1), "bytes": r["bytes"],
                                 "rendezvous_us": _rendezvous_stages(r),
-                                "mpi_cpu_fraction": _rounded(r.get("mpi_cpu_fraction"), 4),
-                                "nonminimal_fraction": _rounded(r.get("nonminimal_fraction"), 4),
-                                "round_spread_us": {k: _rounded(r.get(f"round_spread_{k}_us"), 2) for k in SPREAD_STATS},
-                                "round_spread_first_last_block_us": [_rounded(r.get("round_spread_first_us"), 2),
-                                                                     _rounded(r.get("round_spread_last_us"), 2)]}
+                                "mpi_cpu_fraction": rounded(r.get("mpi_cpu_fraction"), 4),
+                                "nonminimal_fraction": rounded(r.get("nonminimal_fraction"), 4),
+                                "round_spread_us": {k: rounded(r.get(f"round_spread_{k}_us"), 2) for k in SPREAD_STATS},
+                                "round_spread_first_last_block_us": [rounded(r.get("round_spread_first_us"), 2),
+                                                                     rounded(r.get("round_spread_last_us"), 2)]}
                             for v, r in steps.items()},
         "spread_alltoall_peak_fraction": None if spread is None else round(spread["fraction_of_peak"], 4),
         "paper": {"source": "[Roweth] Sec. II-F, Fig. 3", "best_tbytes_per_s": PAPER_BEST_TBPS,
@@ -204,10 +205,6 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
                   "shape": "scales well with the nodes; changes at 256-512 B (Bruck to a permutation); "
                            "no packet dropped"},
     }
-
-
-def _rounded(value: Optional[float], digits: int) -> Optional[float]:
-    return None if value is None else round(value, digits)
 
 
 def _rendezvous_stages(row: Dict[str, Any]) -> Optional[Dict[str, float]]:

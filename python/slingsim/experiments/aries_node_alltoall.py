@@ -39,7 +39,7 @@ from ..store import CacheLike  # noqa: E402
 from ..sweep import run_summaries  # noqa: E402
 from .aries_time_vs_latency import quartile_dispersion  # noqa: E402
 from .host_noise_levels import NOISE, held_up_ns, level_title  # noqa: E402
-from .output import study_output  # noqa: E402
+from .output import rounded, study_output  # noqa: E402
 
 NAME = "aries-node-alltoall"
 SYSTEM = "aries-daint"
@@ -126,15 +126,15 @@ def key_figures(rows: List[Dict[str, Any]], nodes: Dict[str, Any], held: Dict[st
         mine = sorted((r for r in rows if r["noise"] == level), key=lambda r: r["bytes"])
         if not mine:
             continue
-        out[level] = {str(r["bytes"]): {"qcd": _round(r["qcd"]), "max_over_median": _round(r["max_over_median"]),
-                                        "median_us": _round(r["median_us"])} for r in mine}
+        out[level] = {str(r["bytes"]): {"qcd": rounded(r["qcd"]), "max_over_median": rounded(r["max_over_median"]),
+                                        "median_us": rounded(r["median_us"])} for r in mine}
         varies = all(r["max_us"] > r["min_us"] for r in mine)
         if NOISE[level] is None:
             out["quiet_time_constant"] = not any(r["max_us"] > r["min_us"] for r in mine)
         else:
             out[f"{level}_time_varies_at_every_size"] = varies
-            out[f"{level}_smallest_qcd"] = _round(mine[0]["qcd"])
-            out[f"{level}_smallest_max_over_median"] = _round(mine[0]["max_over_median"])
+            out[f"{level}_smallest_qcd"] = rounded(mine[0]["qcd"])
+            out[f"{level}_smallest_max_over_median"] = rounded(mine[0]["max_over_median"])
     out["network_unused_checked"] = True
     out["one_node_checked"] = True
     out["nodes"] = nodes
@@ -145,10 +145,6 @@ def key_figures(rows: List[Dict[str, Any]], nodes: Dict[str, Any], held: Dict[st
                     "finding": "the alltoall's time varies a great deal though the network is not used at all: "
                                "a communication routine's time is no measure of network noise by itself"}
     return out
-
-
-def _round(v: Optional[float]) -> Optional[float]:
-    return None if v is None else round(float(v), 4)
 
 
 def run_aries_node_alltoall(

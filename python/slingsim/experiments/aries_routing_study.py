@@ -50,7 +50,7 @@ from ..figures import save_figure  # noqa: E402
 from ..store import CacheLike  # noqa: E402
 from ..sweep import run_labelled  # noqa: E402
 from . import allocation  # noqa: E402
-from .output import study_output  # noqa: E402
+from .output import rounded, study_output  # noqa: E402
 from .placement import NodeLayout  # noqa: E402
 
 DEFAULT, HIGH_BIAS, APP_AWARE = "adaptive-0", "adaptive-3", "app-aware"
@@ -355,10 +355,6 @@ def _medians(rows: List[Dict[str, Any]]) -> Dict[Tuple[str, str, str], Dict[str,
     return out
 
 
-def _rounded(x: Optional[float]) -> Optional[float]:
-    return None if x is None else round(x, 3)
-
-
 def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     """Per system and test: high bias's and app-aware's median over DEFAULT's, the better static mode and
     app-aware over it. Whether high bias wins the small tests (slower on none by more than ``TIE``, faster
@@ -377,8 +373,8 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
             "app_aware_over_default": round(t[APP_AWARE] / t[DEFAULT], 3),
             "best_static": best,
             "app_aware_over_best": round(t[APP_AWARE] / t[best], 3),
-            "app_aware_default_share": _rounded(run.get("default_share")),
-            "app_aware_switch_share": _rounded(run.get("switch_share")),
+            "app_aware_default_share": rounded(run.get("default_share"), 3),
+            "app_aware_switch_share": rounded(run.get("switch_share"), 3),
         }
     small_wins, small_ties, large_wins = {}, {}, {}
     for system, by_test in per_test.items():

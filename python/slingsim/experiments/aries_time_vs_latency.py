@@ -47,7 +47,7 @@ from . import allocation  # noqa: E402
 from .aries_allocation_noise import check_background  # noqa: E402
 from .aries_pingpong_routing import router_place  # noqa: E402
 from .host_noise_levels import NOISE, held_up_ns, level_title  # noqa: E402
-from .output import study_output  # noqa: E402
+from .output import rounded, study_output  # noqa: E402
 from .placement import NodeLayout  # noqa: E402
 
 NAME = "aries-time-vs-latency"
@@ -202,8 +202,8 @@ def key_figures(rows: List[Dict[str, Any]], placed: Dict[str, Any], background: 
         mine = sorted((r for r in rows if r["noise"] == level), key=lambda r: r["bytes"])
         if not mine:
             continue
-        out[level] = {str(r["bytes"]): {"time_qcd": _round(r["time_qcd"]), "latency_qcd": _round(r["latency_qcd"]),
-                                        "time_over_latency_qcd": _round(r["time_over_latency_qcd"])}
+        out[level] = {str(r["bytes"]): {"time_qcd": rounded(r["time_qcd"]), "latency_qcd": rounded(r["latency_qcd"]),
+                                        "time_over_latency_qcd": rounded(r["time_over_latency_qcd"])}
                       for r in mine}
         above = all(r["time_qcd"] is not None and r["latency_qcd"] is not None and r["time_qcd"] > r["latency_qcd"]
                     for r in mine)
@@ -211,7 +211,7 @@ def key_figures(rows: List[Dict[str, Any]], placed: Dict[str, Any], background: 
         small_over_large = None not in ratios and len(ratios) > 1 and ratios[0] > ratios[-1]
         out[f"{level}_time_qcd_above_latency_qcd"] = above
         out[f"{level}_gap_larger_for_small_than_large"] = small_over_large
-        out[f"{level}_smallest_time_over_latency_qcd"] = _round(ratios[0])
+        out[f"{level}_smallest_time_over_latency_qcd"] = rounded(ratios[0])
     out["noise_checked"] = True
     out["detoured_ns_per_rank"] = {k: round(v, 1) for k, v in held.items()}
     out["noise"] = NOISE
@@ -223,10 +223,6 @@ def key_figures(rows: List[Dict[str, Any]], placed: Dict[str, Any], background: 
                     "finding": "the execution time's QCD is above the packet latency's at every size, most of "
                                "all for small messages: communication time overestimates network noise"}
     return out
-
-
-def _round(v: Optional[float]) -> Optional[float]:
-    return None if v is None else round(v, 4)
 
 
 def run_aries_time_vs_latency(

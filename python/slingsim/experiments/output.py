@@ -23,6 +23,12 @@ CHECKS_KEY = b"slingsim.checks"
 """Schema metadata key of a study table's checks (JSON)."""
 
 
+def rounded(value: Optional[float], digits: int = 4) -> Optional[float]:
+    """``value`` rounded to ``digits`` decimals for a recipe's key figures (a plain float, so JSON reads it),
+    or None if there is none."""
+    return None if value is None else round(float(value), digits)
+
+
 def table_checks(table: Any) -> Dict[str, Any]:
     """The checks a recipe stored with its table (empty if none)."""
     text = (table.schema.metadata or {}).get(CHECKS_KEY)

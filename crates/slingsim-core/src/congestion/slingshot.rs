@@ -203,31 +203,27 @@ impl CongestionControl for Slingshot {
         f.rtt = a.rtt;
         f.congesting = a.marks.level > 0;
         f.window.ack(p, a.wire, a.marks.level, a.marks.flows as u32, path.port_rate(a.dst), a.rtt, now);
-        let (empty, cut, idle) = (f.window.in_flight == 0, f.window.cut, f.window.next_send <= now);
-        if cut && !was_cut {
+        if f.window.cut && !was_cut {
             self.throttled_ever += 1;
         }
-        if empty && !cut && idle {
-            self.forget(a.src, a.dst);
-        }
+        // Whether the flow is now forgotten is decided in `on_flow_idle`,
+        // which the engine calls once the ack has let held packets go.
     }
 
     fn on_fabric_drop(&mut self, src: EndpointId, dst: EndpointId, wire: u32) {
         if let Some(f) = self.flows.get_mut(src, dst) {
             f.window.in_flight -= wire as u64;
-            if f.window.in_flight == 0 && !f.window.cut {
-                self.forget(src, dst);
-            }
         }
     }
 
+    /// The one place a flow is forgotten: nothing of it in the fabric,
+    /// nothing held and no pacing delay left, and, unless
+    /// `forget_idle_flows`, its window back where it started (a cut flow is
+    /// then kept, the rule before 2026-11-30).
     fn on_flow_idle(&mut self, src: EndpointId, dst: EndpointId, now: Ps) {
-        if !self.forget_idle {
-            return;
-        }
-        // Nothing in the fabric, nothing held and no pacing delay left:
-        // the switch keeps no state a flow has no packet for.
-        if self.flows.get_mut(src, dst).is_some_and(|f| f.window.in_flight == 0 && f.window.next_send <= now) {
+        let keep_cut = !self.forget_idle;
+        let idle = |f: &IngressFlow| f.window.in_flight == 0 && f.window.next_send <= now && !(keep_cut && f.window.cut);
+        if self.flows.get_mut(src, dst).is_some_and(|f| idle(f)) {
             self.forget(src, dst);
         }
     }

@@ -108,19 +108,19 @@ impl Simulation {
     /// send: its held packets go on as far as they may, and if none is
     /// left held, congestion control hears that the flow is idle there.
     fn settle_flow(&mut self, src: EndpointId, dst: EndpointId) {
-        self.release_flow(src, dst);
-        if !self.flow_queues.queues.contains_key(&pair_key(src, dst)) {
+        if !self.release_flow(src, dst) {
             self.cc.on_flow_idle(src, dst, self.clock.now);
         }
     }
 
     /// The flow `src` -> `dst` may have room: its held packets go on, head
-    /// first, as long as congestion control admits them.
-    pub(crate) fn release_flow(&mut self, src: EndpointId, dst: EndpointId) {
+    /// first, as long as congestion control admits them. True if some
+    /// are still held.
+    pub(crate) fn release_flow(&mut self, src: EndpointId, dst: EndpointId) -> bool {
         let key = pair_key(src, dst);
         let (s, in_ch) = (self.net.endpoint_switch[src], self.net.endpoint_up[src]);
         loop {
-            let Some(q) = self.flow_queues.queues.get(&key) else { return };
+            let Some(q) = self.flow_queues.queues.get(&key) else { return false };
             let wire = self.pool.hot(q.head).wire;
             match self.cc.ingress_admit(src, dst, wire, self.clock.now) {
                 Admit::Now => {
@@ -134,9 +134,9 @@ impl Simulation {
                 }
                 Admit::At(t) => {
                     self.events.push(t, Event::FlowRelease { src, dst });
-                    return;
+                    return true;
                 }
-                Admit::OnAck => return,
+                Admit::OnAck => return true,
             }
         }
     }

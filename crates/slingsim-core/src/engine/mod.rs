@@ -427,7 +427,9 @@ impl Simulation {
             Event::MpiWake(r) => self.on_mpi_wake(r),
             Event::MpiPost(w) => self.on_mpi_post(w),
             Event::MpiArrive(w) => self.on_mpi_arrive(w),
-            Event::FlowRelease { src, dst } => self.release_flow(src, dst),
+            Event::FlowRelease { src, dst } => {
+                self.release_flow(src, dst);
+            }
         }
     }
 

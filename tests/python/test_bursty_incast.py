@@ -25,7 +25,7 @@ def test_grid_has_a_persistent_row_and_every_burst_and_gap():
 
 
 SEEDS = (1, 2, 3)
-"""One 20-iteration run's impact moves between 1.15 and 1.32 with the seed alone: the test takes the mean of three."""
+"""The test takes the mean impact of three seeds, so no one seed's draw decides it."""
 
 
 def with_seed(cfg, seed):
@@ -37,19 +37,21 @@ def with_seed(cfg, seed):
 def test_bursts_barely_touch_the_victim_with_slingshot_but_not_without(tmp_path):
     iso = base(1024)
     iso["job"][0]["iterations"] = 20
-    bursty = with_aggressor(iso, 1024, 100, 1000.0)
+    # 16 KiB: 1 KiB puts flushed one at a time (GPCNeT's loop) congest nothing even without control (1.0005x).
+    bursty = with_aggressor(iso, 16_384, 100, 1000.0)
     pairs = [(with_seed(iso, seed), with_seed(bursty, seed)) for seed in SEEDS]
     s = run_summaries([cfg for pair in pairs for cfg in pair], scheduler="sync")
     slingshot = sum(impact_of(s[2 * i], s[2 * i + 1])[0] for i in range(len(SEEDS))) / len(SEEDS)
     unprotected_iso = copy.deepcopy(iso)
     unprotected_iso["congestion"]["algorithm"] = "none"
-    unprotected = with_aggressor(unprotected_iso, 1024, 100, 1000.0)
+    unprotected = with_aggressor(unprotected_iso, 16_384, 100, 1000.0)
     s = run_summaries([unprotected_iso, unprotected], scheduler="sync")
     none, _ = impact_of(s[0], s[1])
     assert slingshot < 1.3
     assert none > 3.0
-    rows = [{"aggressor_bytes": 1024, "burst_messages": 100, "burst_gap_ns": 1000.0, "impact": slingshot},
-            {"aggressor_bytes": 1024, "burst_messages": 0, "burst_gap_ns": None, "impact": 1.0}]
+    print(f"slingshot {slingshot:.4f}, none {none:.2f}")
+    rows = [{"aggressor_bytes": 16_384, "burst_messages": 100, "burst_gap_ns": 1000.0, "impact": slingshot},
+            {"aggressor_bytes": 16_384, "burst_messages": 0, "burst_gap_ns": None, "impact": 1.0}]
     assert plot(rows, tmp_path / "bursty.png").is_file()
 
 
@@ -117,3 +119,22 @@ def test_a_burst_of_a_million_puts_is_one_operation_and_outlasts_a_short_victim(
     aggressor = s["jobs"]["aggressor"]
     assert aggressor["messages"] > 0 and s["jobs"]["victim"]["finished"]
     assert burst_outlasted_victim({"burst_messages": 1_000_000}, s)
+
+
+def test_a_burst_outlasting_the_victim_is_the_persistent_aggressor():
+    """GPCNeT's put incast flushes each put before the next, and the bursts do as well: a burst of 10^6
+    messages, which outlasts the victim, is then the persistent aggressor put for put, and the victim cannot
+    tell them apart (the paper's "no differences between bursts of 10^6 messages and the persistent
+    congestion"). Posting a burst's puts without flushing each is another aggressor, and moves the victim."""
+    iso = base(8)
+    iso["job"][0]["iterations"] = 20
+    iso["sim"]["max_time_ns"] = iso["job"][0]["start_ns"] + 2e6
+    persistent = with_aggressor(iso, 8, 0, 0.0)
+    burst = with_aggressor(iso, 8, 1_000_000, 1000.0)
+    posted = copy.deepcopy(burst)
+    posted["job"][1]["params"] = {"flush_each": False}
+    s = run_summaries([persistent, burst, posted], scheduler="sync")
+    times = [x["jobs"]["victim"]["iteration_times_ns"] for x in s]
+    sent = [x["jobs"]["aggressor"]["messages"] for x in s]
+    assert times[0] == times[1] and sent[0] == sent[1] > 100_000
+    assert times[2] != times[0] and sent[2] > 2 * sent[0]

@@ -124,7 +124,10 @@ pub enum Op {
     /// once it has posted the last. Request `req` completes when all have
     /// completed (as MPI_Win_flush would return), so a `Wait` on it ends
     /// a burst. A burst of 10^6 messages ([DeSensi20] Fig. 12) is one
-    /// operation, not 10^6.
+    /// operation, not 10^6. With `flush_each`, each put waits for the one
+    /// before it to complete, as a loop of MPI_Put and MPI_Win_flush posts
+    /// them (GPCNeT's put incast, one iteration per message); the rank
+    /// still goes on at once, to its wait on `req`.
     PutBurst {
         comm: u32,
         peer: i32,
@@ -133,6 +136,8 @@ pub enum Op {
         req: u32,
         #[serde(default, skip_serializing_if = "Completion::is_arrival")]
         completion: Completion,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        flush_each: bool,
     },
     /// One-sided get of `bytes` from rank `peer`: a request goes out, the
     /// target's NIC returns the data; completes when the data has arrived.

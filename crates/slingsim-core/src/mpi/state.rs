@@ -128,6 +128,9 @@ pub struct PutBurstRun {
     pub peer: i32,
     pub bytes: u64,
     pub completion: super::op::Completion,
+    /// Each put waits for the one before it to complete (MPI_Win_flush
+    /// after every MPI_Put).
+    pub flush_each: bool,
     /// Puts still to post, and posted puts not yet complete.
     pub to_post: u32,
     pub pending: u32,

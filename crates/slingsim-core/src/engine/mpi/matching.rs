@@ -143,6 +143,9 @@ impl Simulation {
                 if run.over() {
                     let (s, last) = (run.slot, run.last);
                     self.mpi_complete(g, s, last);
+                } else if run.flush_each && run.pending == 0 {
+                    // The flush returned: the loop posts its next put.
+                    self.mpi_burst_post(g, b, at.max(self.clock.now));
                 }
             }
             Owner::Collective(c) => {

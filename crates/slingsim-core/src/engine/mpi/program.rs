@@ -56,7 +56,7 @@ impl Simulation {
                 }
             }
             if let Some(b) = self.mpi.ranks[g as usize].posting {
-                self.mpi_burst_post(g, b);
+                self.mpi_burst_post(g, b, now);
             } else {
                 let op = self.mpi.jobs[j].program.ops[world][pc].clone();
                 self.mpi.ranks[g as usize].pc += 1;
@@ -207,16 +207,16 @@ impl Simulation {
                 self.mpi_bind(g, req, slot);
                 self.mpi.ranks[g as usize].ready_at = done;
             }
-            Op::PutBurst { comm, peer, bytes, count, req, completion } => {
+            Op::PutBurst { comm, peer, bytes, count, req, completion, flush_each } => {
                 let r = &mut self.mpi.ranks[g as usize];
                 let slot = r.open(Owner::Program, false);
-                let run = PutBurstRun { slot, comm, peer, bytes, completion, to_post: count, pending: 0, last: now };
+                let run = PutBurstRun { slot, comm, peer, bytes, completion, flush_each, to_post: count, pending: 0, last: now };
                 let b = reuse_or_push(&mut r.bursts, run, PutBurstRun::over);
                 self.mpi_bind(g, req, slot);
                 if count == 0 {
                     self.mpi_complete(g, slot, now);
                 } else {
-                    self.mpi_burst_post(g, b);
+                    self.mpi_burst_post(g, b, now);
                 }
             }
             Op::Get { comm, peer, bytes, req } => {
@@ -341,16 +341,18 @@ impl Simulation {
         }
     }
 
-    /// Rank `g` posts the next put of its burst `b` (its CPU pays the send
-    /// overhead, as for one `Put`); after the last, its program goes on.
-    fn mpi_burst_post(&mut self, g: u32, b: u32) {
-        let now = self.clock.now;
-        let done = self.mpi_cpu_take(g, now, self.mpi.p().send_overhead);
+    /// Rank `g` posts the next put of its burst `b` from `from` on (its
+    /// CPU pays the send overhead, as for one `Put`); after the last, or
+    /// after each when the burst flushes each put, its program goes on
+    /// (the put that completes a flushed one posts the next:
+    /// `mpi_complete`).
+    pub(super) fn mpi_burst_post(&mut self, g: u32, b: u32, from: Ps) {
+        let done = self.mpi_cpu_take(g, from, self.mpi.p().send_overhead);
         let r = &mut self.mpi.ranks[g as usize];
         let run = &mut r.bursts[b as usize];
         run.to_post -= 1;
         run.pending += 1;
-        if run.to_post == 0 {
+        if run.to_post == 0 || run.flush_each {
             r.posting = None;
         } else {
             r.posting = Some(b);

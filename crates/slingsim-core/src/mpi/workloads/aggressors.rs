@@ -19,11 +19,13 @@ pub enum Reach {
 }
 
 /// One round of rank `r` of `n` in a many-to-one pattern: every rank but
-/// `target` keeps `per` messages of `bytes` in flight to it, then waits;
-/// a two-sided target receives them all. Shared by paper 000's incast
-/// and GPCNeT's incast, put-incast and get-bcast congestors.
+/// `target` sends `per` messages of `bytes` to it, then waits for them; a
+/// two-sided target receives them all. With `flush_each` a burst of puts
+/// keeps one in flight at a time (MPI_Put then MPI_Win_flush, message by
+/// message), else all it has posted. Shared by paper 000's incast and
+/// GPCNeT's incast, put-incast and get-bcast congestors.
 #[allow(clippy::too_many_arguments)]
-pub fn toward_target(ops: &mut Vec<Op>, r: u32, n: u32, target: u32, per: u32, bytes: u64, reach: Reach, tag: i32) {
+pub fn toward_target(ops: &mut Vec<Op>, r: u32, n: u32, target: u32, per: u32, bytes: u64, reach: Reach, flush_each: bool, tag: i32) {
     if r == target {
         if reach == Reach::TwoSided {
             let mut req = 0;
@@ -40,7 +42,7 @@ pub fn toward_target(ops: &mut Vec<Op>, r: u32, n: u32, target: u32, per: u32, b
     let peer = target as i32;
     if reach == Reach::Put && per > 1 {
         // One operation however long the burst (10^6 in Fig. 12).
-        ops.push(Op::PutBurst { comm: 0, peer, bytes, count: per, req: 0, completion: Default::default() });
+        ops.push(Op::PutBurst { comm: 0, peer, bytes, count: per, req: 0, completion: Default::default(), flush_each });
         ops.push(Op::Wait { reqs: vec![0] });
         return;
     }
@@ -59,20 +61,29 @@ pub fn alltoalls(ops: &mut Vec<Op>, count: u32, bytes: u64) {
 
 /// Every rank but the target (`params.target`, default 0) sends
 /// `burst_messages` (at least 1) messages per iteration to it. Paper 000
-/// generates its incast with `MPI_Put` (`params.put = true`, the default):
-/// the target takes no part; with `put = false` it is two-sided and the
-/// target receives them all. A bursty aggressor pauses `burst_gap_ns`
-/// after each burst.
+/// generates its incast with `MPI_Put` (`params.put = true`, the default)
+/// through GPCNeT, whose put incast flushes each put before the next
+/// (`params.flush_each = true`, the default; false posts a burst's puts
+/// one after another and flushes once at its end): the target takes no
+/// part; with `put = false` it is two-sided and the target receives them
+/// all. A bursty aggressor pauses `burst_gap_ns` after each burst.
 pub fn incast(spec: &Spec) -> Result<Program> {
     let n = spec.ranks;
     let target = spec.param_u32("target", 0)?;
     spec.check_rank("target", target)?;
     let reach = if spec.param_bool("put", true)? { Reach::Put } else { Reach::TwoSided }; // MPI_Put as paper 000
+    let flush_each = spec.param_bool("flush_each", true)?;
+    if !flush_each && reach != Reach::Put {
+        return Err(ConfigError::new(
+            format!("{}.params.flush_each", spec.field),
+            "applies to puts only (params.put = true); a two-sided incast waits for its whole burst: leave flush_each out",
+        ));
+    }
     let per = spec.burst_messages.max(1);
     let mut p = Program::new(n);
     for (r, ops) in p.ops.iter_mut().enumerate() {
         for _ in 0..spec.iterations {
-            toward_target(ops, r as u32, n, target, per, spec.bytes, reach, 0);
+            toward_target(ops, r as u32, n, target, per, spec.bytes, reach, flush_each, 0);
             compute(ops, spec.burst_gap_ns);
             ops.push(Op::IterationEnd);
         }
@@ -161,6 +172,25 @@ mod tests {
         let mut all = partners(&p, 3);
         all.sort();
         assert_eq!(all, vec![0, 1, 2, 4, 5, 6, 7]);
+    }
+
+    /// A burst of puts is one operation; by default it flushes each put
+    /// (GPCNeT's loop), and `flush_each = false` posts them all. Only puts
+    /// take the key.
+    #[test]
+    fn an_incast_burst_flushes_each_put_unless_told_not_to() {
+        let burst = |par: &crate::mpi::workloads::check::Params| {
+            let mut s = spec(par, 4, 1024, 1, 0.0, 0);
+            s.burst_messages = 1000;
+            incast(&s)
+        };
+        let flags = |p: &Program| p.ops[1].iter().filter_map(|o| if let Op::PutBurst { count, flush_each, .. } = o { Some((*count, *flush_each)) } else { None }).collect::<Vec<_>>();
+        let p = burst(&params(json!({}))).unwrap();
+        consistent(&p);
+        assert_eq!(flags(&p), vec![(1000, true)]);
+        assert_eq!(flags(&burst(&params(json!({"flush_each": false}))).unwrap()), vec![(1000, false)]);
+        let e = burst(&params(json!({"put": false, "flush_each": false}))).unwrap_err().to_string();
+        assert!(e.contains("params.flush_each") && e.contains("puts only"), "{e}");
     }
 
     #[test]

@@ -21,13 +21,18 @@
 //! - `gpcnet-get-bcast`: every rank gets from rank 0.
 //!
 //! Message counts per iteration and rank: latency 2 sends, bandwidth
-//! 2 x 8 sends plus the barrier's, incast, put incast and get broadcast 8
-//! per non-root rank (a window of 8 outstanding, as the bandwidth test
-//! keeps: an assumption, the congestors' windows are not in our papers),
-//! alltoall n - 1 (MPICH's medium-message exchange, 32 peers at a time, at
-//! 4 KiB).
+//! 2 x 8 sends plus the barrier's. The congestors do what GPCNeT's source
+//! does per iteration (`congestors.c`, [GPCNeT]): incast, put incast and
+//! get broadcast one message per non-root rank, waited for before the next
+//! iteration (a blocking send; a put or get followed by MPI_Win_flush);
+//! alltoall n - 1 blocking sendrecvs, partner r XOR i in step i for a
+//! power-of-two rank count, else send to r + i and receive from r - i
+//! (MPICH's pairwise exchange, written out). Before 2026-11-30 the three
+//! many-to-one congestors kept 8 messages in flight (the bandwidth test's
+//! window, assumed) and the alltoall was an MPI_Alltoall (MPICH's
+//! scattered exchange at 4 KiB).
 
-use super::aggressors::{alltoalls, toward_target, Reach};
+use super::aggressors::{pairwise_rounds, toward_target, Reach};
 use super::Spec;
 use crate::error::Result;
 use crate::mpi::op::{Collective, Op, Program};
@@ -95,8 +100,8 @@ pub fn allreduce(spec: &Spec) -> Result<Program> {
 }
 
 /// The congestors: `kind` is "alltoall", "incast", "put-incast" or
-/// "get-bcast". The point-to-point ones keep `BW_OUTSTANDING` messages
-/// in flight per rank (the bandwidth test's window), then wait for them.
+/// "get-bcast". The many-to-one ones send one message per rank and
+/// iteration and wait for it; the alltoall is a loop of sendrecvs.
 pub fn congestor(spec: &Spec, kind: &str) -> Result<Program> {
     let reach = match kind {
         "alltoall" => None,
@@ -110,8 +115,8 @@ pub fn congestor(spec: &Spec, kind: &str) -> Result<Program> {
     for (r, ops) in p.ops.iter_mut().enumerate() {
         for _ in 0..spec.iterations {
             match reach {
-                None => alltoalls(ops, 1, spec.bytes),
-                Some(reach) => toward_target(ops, r as u32, n, 0, BW_OUTSTANDING, spec.bytes, reach, 1),
+                None => pairwise_rounds(ops, n, r as u32, 1, spec.bytes),
+                Some(reach) => toward_target(ops, r as u32, n, 0, 1, spec.bytes, reach, true, 1),
             }
             ops.push(Op::IterationEnd);
         }
@@ -141,5 +146,35 @@ mod tests {
         }
         let bw = random_ring(&s, 131_072, BW_OUTSTANDING, true).unwrap();
         assert_eq!(bw.ops[0].iter().filter(|o| matches!(o, Op::Isend { .. })).count(), 16);
+    }
+
+    /// GPCNeT's congestors, per iteration: one message from each non-root
+    /// rank, waited for before the next; the alltoall a sendrecv with each
+    /// other rank in turn, each waited for.
+    #[test]
+    fn congestors_send_one_message_at_a_time_as_gpcnets_source() {
+        let m = check::Params::new();
+        let s = check::spec(&m, 8, 4096, 3, 0.0, 0);
+        for kind in ["incast", "put-incast", "get-bcast"] {
+            let p = congestor(&s, kind).unwrap();
+            check::consistent(&p);
+            let sends = |o: &Op| matches!(o, Op::Isend { .. } | Op::Put { .. } | Op::Get { .. });
+            for ops in &p.ops[1..] {
+                assert_eq!(ops.iter().filter(|o| sends(o)).count(), 3, "{kind}: one per iteration");
+                // Each message is followed by its wait before the next.
+                for (i, o) in ops.iter().enumerate().filter(|(_, o)| sends(o)) {
+                    assert!(matches!(ops[i + 1], Op::Wait { .. }), "{kind}: message {i} not waited for");
+                }
+            }
+            assert!(p.ops[0].iter().all(|o| !sends(o)), "{kind}: the root sends nothing");
+        }
+        let p = congestor(&s, "alltoall").unwrap();
+        check::consistent(&p);
+        assert!(p.ops.iter().flatten().all(|o| !matches!(o, Op::Coll { .. })), "written out, not MPI_Alltoall");
+        for (r, ops) in p.ops.iter().enumerate() {
+            let peers: Vec<i32> = ops.iter().filter_map(|o| match o { Op::Isend { peer, .. } => Some(*peer), _ => None }).collect();
+            let want: Vec<i32> = (0..3).flat_map(|_| (1..8).map(move |i| (r as i32) ^ i)).collect();
+            assert_eq!(peers, want, "rank {r}: XOR partners, step by step");
+        }
     }
 }

@@ -198,14 +198,20 @@ fn unrestricted_puts_hold_a_result_store_entry_until_their_response_is_back() {
 }
 
 /// Ranks 1-3 each write to rank 0 either `count` puts written out one by
-/// one and a wait on them all, or one `put_burst` and a wait on it; 3
-/// iterations. Returns the summary.
-fn incast_of_puts(count: u32, burst: bool, completion: &str) -> serde_json::Value {
+/// one and a wait on them all (or, with `flush_each`, a wait on each put
+/// before the next), or one `put_burst` (with `flush_each` as given) and a
+/// wait on it; 3 iterations. Returns the summary.
+fn incast_of_puts_flushed(count: u32, burst: bool, completion: &str, flush_each: bool) -> serde_json::Value {
     let sender = |_| {
         let mut ops = Vec::new();
         if burst {
-            ops.push(json!({"op": "put_burst", "comm": 0, "peer": 0, "bytes": 1000, "count": count, "req": 7, "completion": completion}));
+            ops.push(json!({"op": "put_burst", "comm": 0, "peer": 0, "bytes": 1000, "count": count, "req": 7, "completion": completion, "flush_each": flush_each}));
             ops.push(json!({"op": "wait", "reqs": [7]}));
+        } else if flush_each {
+            for req in 0..count {
+                ops.push(json!({"op": "put", "comm": 0, "peer": 0, "bytes": 1000, "req": req, "completion": completion}));
+                ops.push(json!({"op": "wait", "reqs": [req]}));
+            }
         } else {
             for req in 0..count {
                 ops.push(json!({"op": "put", "comm": 0, "peer": 0, "bytes": 1000, "req": req, "completion": completion}));
@@ -219,6 +225,30 @@ fn incast_of_puts(count: u32, burst: bool, completion: &str) -> serde_json::Valu
     let program = json!({"ranks": 4, "comms": [[0, 1, 2, 3]], "ops": ops});
     let jobs = json!([{"name": "rma", "workload": "program", "program": program, "iterations": 3, "nodes": {"list": [0, 4, 8, 9]}}]);
     run(cassini(), jobs)
+}
+
+fn incast_of_puts(count: u32, burst: bool, completion: &str) -> serde_json::Value {
+    incast_of_puts_flushed(count, burst, completion, false)
+}
+
+/// A burst that flushes each put (GPCNeT's put incast, MPI_Put then
+/// MPI_Win_flush) runs as its puts written out with a wait after each,
+/// and slower than the burst that posts them all.
+#[test]
+fn a_flushed_put_burst_runs_exactly_as_put_and_wait_written_out() {
+    for completion in ["arrival", "transmit", "delivery"] {
+        let (one, many) = (incast_of_puts_flushed(40, true, completion, true), incast_of_puts_flushed(40, false, completion, true));
+        let (a, b) = (&one["jobs"]["rma"], &many["jobs"]["rma"]);
+        assert_eq!(a["finished"], true, "{one:#}");
+        for key in ["iteration_times_ns", "messages", "bytes", "end_ns"] {
+            assert_eq!(a[key], b[key], "{completion}: {key}");
+        }
+        assert_eq!(a["messages"], 3 * 3 * 40);
+        assert_eq!(one["packet_hops"], many["packet_hops"], "{completion}");
+        let posted = incast_of_puts(40, true, completion);
+        let end = |x: &serde_json::Value| x["jobs"]["rma"]["end_ns"].as_f64().unwrap();
+        assert!(end(&one) > 1.5 * end(&posted), "{completion}: one put at a time waits a round each: {} against {}", end(&one), end(&posted));
+    }
 }
 
 #[test]

@@ -61,16 +61,13 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "beside the incast at 1.159x, comes from incast flows that go idle between puts and restart at line rate "
         "until the early congestion ack cuts them; what left LAMMPS 3.55x slower on Shandy is not known",
     ("bursty-incast", "worst impact of a bursty incast"):
-        "quick mode's medium size (1 KiB) stays at 1.000x in its bursts of 10 and 100 with 1 us and 1 ms gaps; "
-        "full mode holds: bursts of one 16 KiB message with 100 us gaps start as new flows at line rate and reach "
-        "1.065x before the early congestion acks cut them, above 8 B's and 128 KiB's 1.040x; longer bursts stay "
-        "cut, so the paper's peak at large bursts and small gaps, which needs Rosetta's reaction at every hop, is "
-        "absent (docs/model.md, \"What [DeSensi20] Fig. 12 shows\")",
-    ("bursty-incast", "bursts of 10^6 messages, largest impact difference from persistent"):
-        "8 B only (1 KiB to 128 KiB within 0.0003 in full mode): the persistent aggressor waits for each put, so "
-        "at 8 B it moves 0.69 million messages against a burst's 6.2 million and is never cut (1.000x), while a "
-        "burst's 8 B flows empty between two puts now and then and restart unthrottled (1.040x); the papers do not "
-        "give GPCNeT's window of puts",
+        "quick mode's medium size (1 KiB) stays at 1.000x in its bursts of 10 and 100 with 1 us and 1 ms gaps: "
+        "GPCNeT's put incast keeps one put per rank in flight, and 241 of them congest nothing; full mode holds: "
+        "bursts of one 16 KiB message with 100 us gaps start as new flows at line rate and reach 1.065x before "
+        "the early congestion acks cut them, above 128 KiB's 1.013x and 8 B's 1.001x; a burst that outlasts the "
+        "victim is the persistent aggressor put for put, so the paper's peak at large bursts and small gaps, "
+        "which needs Rosetta's reaction at every hop, is absent (docs/model.md, \"What [DeSensi20] Fig. 12 "
+        "shows\")",
     ("aries-allocation-noise", "inter-group worst round trip over the median"):
         "two chassis have two minimal paths of 42 Gb/s row links where two blades of a chassis have one, which "
         "outweighs a hop for a 16 KiB message; the spread inside a group follows the same links: with 3 row "

@@ -4,7 +4,7 @@
 
 use super::{compute, Spec};
 use crate::mpi::collectives::{schedule, Algorithm, ALLTOALL_THROTTLE};
-use crate::mpi::op::{Collective, Op, Program};
+use crate::mpi::op::{Collective, Completion, Op, Program};
 use crate::error::{ConfigError, Result};
 
 /// How the ranks of a many-to-one pattern reach its target.
@@ -18,14 +18,24 @@ pub enum Reach {
     TwoSided,
 }
 
+/// How a many-to-one pattern's puts complete.
+#[derive(Clone, Copy, Default)]
+pub struct PutMode {
+    /// A burst keeps one put in flight at a time (MPI_Put then
+    /// MPI_Win_flush, message by message), else all it has posted.
+    pub flush_each: bool,
+    /// When a put counts as complete, and so whether a response crosses
+    /// back ([`Completion`]).
+    pub completion: Completion,
+}
+
 /// One round of rank `r` of `n` in a many-to-one pattern: every rank but
 /// `target` sends `per` messages of `bytes` to it, then waits for them; a
-/// two-sided target receives them all. With `flush_each` a burst of puts
-/// keeps one in flight at a time (MPI_Put then MPI_Win_flush, message by
-/// message), else all it has posted. Shared by paper 000's incast and
-/// GPCNeT's incast, put-incast and get-bcast congestors.
+/// two-sided target receives them all; puts go as `put` says. Shared by
+/// paper 000's incast and GPCNeT's incast, put-incast and get-bcast
+/// congestors.
 #[allow(clippy::too_many_arguments)]
-pub fn toward_target(ops: &mut Vec<Op>, r: u32, n: u32, target: u32, per: u32, bytes: u64, reach: Reach, flush_each: bool, tag: i32) {
+pub fn toward_target(ops: &mut Vec<Op>, r: u32, n: u32, target: u32, per: u32, bytes: u64, reach: Reach, put: PutMode, tag: i32) {
     if r == target {
         if reach == Reach::TwoSided {
             let mut req = 0;
@@ -42,12 +52,12 @@ pub fn toward_target(ops: &mut Vec<Op>, r: u32, n: u32, target: u32, per: u32, b
     let peer = target as i32;
     if reach == Reach::Put && per > 1 {
         // One operation however long the burst (10^6 in Fig. 12).
-        ops.push(Op::PutBurst { comm: 0, peer, bytes, count: per, req: 0, completion: Default::default(), flush_each });
+        ops.push(Op::PutBurst { comm: 0, peer, bytes, count: per, req: 0, completion: put.completion, flush_each: put.flush_each });
         ops.push(Op::Wait { reqs: vec![0] });
         return;
     }
     ops.extend((0..per).map(|req| match reach {
-        Reach::Put => Op::Put { comm: 0, peer, bytes, req, completion: Default::default() },
+        Reach::Put => Op::Put { comm: 0, peer, bytes, req, completion: put.completion },
         Reach::Get => Op::Get { comm: 0, peer, bytes, req },
         Reach::TwoSided => Op::Isend { comm: 0, peer, tag, bytes, req },
     }));
@@ -79,11 +89,21 @@ pub fn incast(spec: &Spec) -> Result<Program> {
             "applies to puts only (params.put = true); a two-sided incast waits for its whole burst: leave flush_each out",
         ));
     }
+    let completion = match spec.params.get("completion") {
+        None => Completion::default(),
+        Some(_) if reach != Reach::Put => {
+            return Err(ConfigError::new(format!("{}.params.completion", spec.field), "applies to puts only (params.put = true): leave it out"));
+        }
+        Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+            ConfigError::new(format!("{}.params.completion", spec.field), format!("{v} is not a completion: use \"arrival\", \"transmit\" or \"delivery\""))
+        })?,
+    };
+    let put = PutMode { flush_each, completion };
     let per = spec.burst_messages.max(1);
     let mut p = Program::new(n);
     for (r, ops) in p.ops.iter_mut().enumerate() {
         for _ in 0..spec.iterations {
-            toward_target(ops, r as u32, n, target, per, spec.bytes, reach, flush_each, 0);
+            toward_target(ops, r as u32, n, target, per, spec.bytes, reach, put, 0);
             compute(ops, spec.burst_gap_ns);
             ops.push(Op::IterationEnd);
         }
@@ -191,6 +211,28 @@ mod tests {
         assert_eq!(flags(&burst(&params(json!({"flush_each": false}))).unwrap()), vec![(1000, false)]);
         let e = burst(&params(json!({"put": false, "flush_each": false}))).unwrap_err().to_string();
         assert!(e.contains("params.flush_each") && e.contains("puts only"), "{e}");
+    }
+
+    /// `params.completion` reaches every put, persistent or bursty; it is
+    /// refused for a two-sided incast and for a name that is no completion.
+    #[test]
+    fn an_incast_puts_with_the_completion_it_is_given() {
+        let completions = |p: &Program| -> Vec<Completion> {
+            p.ops[2].iter().filter_map(|o| match o { Op::Put { completion, .. } | Op::PutBurst { completion, .. } => Some(*completion), _ => None }).collect()
+        };
+        for burst in [0, 100] {
+            let par = params(json!({"completion": "transmit"}));
+            let mut s = spec(&par, 4, 1024, 2, 0.0, 0);
+            s.burst_messages = burst;
+            let p = incast(&s).unwrap();
+            consistent(&p);
+            assert_eq!(completions(&p), vec![Completion::Transmit; 2], "burst {burst}");
+        }
+        assert_eq!(completions(&incast(&spec(&params(json!({})), 4, 1024, 1, 0.0, 0)).unwrap()), vec![Completion::Arrival]);
+        let e = incast(&spec(&params(json!({"completion": "soon"})), 4, 1024, 1, 0.0, 0)).unwrap_err().to_string();
+        assert!(e.contains("params.completion") && e.contains("\"transmit\""), "{e}");
+        let e = incast(&spec(&params(json!({"put": false, "completion": "transmit"})), 4, 1024, 1, 0.0, 0)).unwrap_err().to_string();
+        assert!(e.contains("params.completion") && e.contains("puts only"), "{e}");
     }
 
     #[test]

@@ -32,7 +32,7 @@
 //! window, assumed) and the alltoall was an MPI_Alltoall (MPICH's
 //! scattered exchange at 4 KiB).
 
-use super::aggressors::{pairwise_rounds, toward_target, Reach};
+use super::aggressors::{pairwise_rounds, toward_target, PutMode, Reach};
 use super::Spec;
 use crate::error::Result;
 use crate::mpi::op::{Collective, Op, Program};
@@ -116,7 +116,7 @@ pub fn congestor(spec: &Spec, kind: &str) -> Result<Program> {
         for _ in 0..spec.iterations {
             match reach {
                 None => pairwise_rounds(ops, n, r as u32, 1, spec.bytes),
-                Some(reach) => toward_target(ops, r as u32, n, 0, 1, spec.bytes, reach, true, 1),
+                Some(reach) => toward_target(ops, r as u32, n, 0, 1, spec.bytes, reach, PutMode { flush_each: true, ..Default::default() }, 1),
             }
             ops.push(Op::IterationEnd);
         }

@@ -201,7 +201,7 @@ fn build(spec: &Spec<'_>, workload: Workload) -> Result<Program> {
             message_rate::message_rate(spec)
         }
         Workload::Incast => {
-            spec.only_params(&["target", "put", "flush_each"])?;
+            spec.only_params(&["target", "put", "flush_each", "completion"])?;
             aggressors::incast(&spec)
         }
         Workload::AlltoallAggressor => {

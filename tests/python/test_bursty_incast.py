@@ -13,11 +13,13 @@ def test_grid_has_a_persistent_row_and_every_burst_and_gap():
     points = study_points(quick=True)
     assert all([j["name"] for j in iso["job"]] == ["victim"] for _, iso, _ in points)
     labels = [p[0] for p in points]
-    # Quick keeps the figure's subject: the smallest, a medium and the largest size.
+    # Quick keeps the figure's subject, every message size, and the ends of its burst and gap axes.
     assert {(l["aggressor_bytes"], l["burst_messages"]) for l in labels if l["burst_gap_ns"] is None} == {
-        (8, 0), (1024, 0), (131_072, 0)}
-    assert len(labels) == 3 * (1 + 3 * 2)
-    assert max(l["burst_messages"] for l in labels) == 1_000_000  # the paper's longest burst, in quick mode too
+        (8, 0), (1024, 0), (16_384, 0), (131_072, 0)}
+    assert len(labels) == 4 * (1 + 3 * 2)
+    bursts = {l["burst_messages"] for l in labels if l["burst_gap_ns"] is not None}
+    assert min(bursts) == 1 and max(bursts) == 1_000_000  # the paper's shortest and longest bursts
+    assert {l["burst_gap_ns"] for l in labels if l["burst_gap_ns"] is not None} == {1_000.0, 1_000_000.0}
     for l, _, con in points:
         aggressor = con["job"][1]
         assert aggressor["workload"] == "incast" and aggressor["repeat"]

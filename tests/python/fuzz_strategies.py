@@ -27,6 +27,10 @@ TINY_TOPOLOGY = {"groups": 3, "switches_per_group": 2, "endpoints_per_switch": 2
 """12 endpoints: the network trace replays run on."""
 
 BARRIER_JOB = {"name": "j", "workload": "barrier", "nodes": {"count": 4}, "iterations": 2}
+INCAST_JOB = {"name": "j", "workload": "incast", "nodes": {"count": 4}, "iterations": 2, "bytes": 1024,
+              "burst_messages": 3, "burst_gap_ns": 100.0,
+              "params": {"put": True, "flush_each": True, "completion": "transmit", "target": 1}}
+"""A bursty put incast with every parameter written out, so mutations reach the workload's own keys."""
 CLASS = {"name": "tc1"}
 
 TRACE = Path(__file__).resolve().parents[2] / "crates" / "slingsim-core" / "tests" / "data" / "dumpi-stencil3d-np8"
@@ -59,11 +63,13 @@ def catalogue() -> List[Tuple[Tuple, Any]]:
     from slingsim import api
 
     resolved = api.resolved_config(SMALL, [f"job=[{toml_value(BARRIER_JOB)}]", f"classes=[{toml_value(CLASS)}]"])
+    incast = api.resolved_config(SMALL, [f"job=[{toml_value(INCAST_JOB)}]"])
+    params = [(("job", 0, "params") + path, value) for path, value in leaf_paths(incast["job"][0]["params"])]
     resolved["links"]["failed"] = [{"switch": 0, "port": 9, "at_ns": 0}]
     resolved["links"]["degraded"] = [{"switch": 0, "port": 9, "lanes": 2}]
     resolved["links"]["random_failures"] = {"count": 1, "fraction": 0.1, "kind": "global", "at_ns": 0}
     resolved["links"]["reroute_after_ns"] = 1000.0
-    return leaf_paths(resolved)
+    return leaf_paths(resolved) + params
 
 
 EDGE_NUMBERS = [0, -1, 1, 2, 3, 7, 2**31, 2**32, 2**53 + 1, 2**63, 2**64 - 1, 2**64, -(2**63) - 1, 10**30,
@@ -120,7 +126,7 @@ def fuzzed_config(draw) -> Dict[str, Any]:
     up to four mutations (mostly one or none, so that many cases still run)."""
     cfg: Dict[str, Any] = {"sim": dict(TINY_SIM)}
     if draw(st.booleans()):
-        cfg["job"] = [dict(BARRIER_JOB)]
+        cfg["job"] = [copy.deepcopy(draw(st.sampled_from([BARRIER_JOB, INCAST_JOB])))]
         cfg["traffic"] = [{"name": "uniform", "load": 0.3, "nodes": {"count": 8}}]
     if draw(st.booleans()):
         cfg["classes"] = [dict(CLASS)]

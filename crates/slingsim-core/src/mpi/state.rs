@@ -210,7 +210,9 @@ pub struct Rank {
     pub rma_in_flight: u32,
     pub rma_held: VecDeque<Held>,
     /// Put bursts the rank is posting or waiting for, and the one it is
-    /// posting now (its program goes on once the last put is posted).
+    /// posting now (its program goes on once the last put is posted; a
+    /// burst that flushes each put is never posting: its program goes on
+    /// after the first, and each completion posts the next).
     pub bursts: Vec<PutBurstRun>,
     pub posting: Option<u32>,
     /// The 8-byte integer fetch-and-adds at this rank add to.

@@ -9,7 +9,10 @@ congestion control, so only medium sizes with large bursts and short gaps
 nudge the victim (up to 1.21x); bursts of 10^6 messages behave as persistent
 congestion. Here every point is the mean iteration time of the victim beside
 the aggressor over its time alone (Eq. 1), on the ``slingshot-malbec``
-preset. The persistent row repeats with no pause and fills every gap column.
+preset. Each aggressor rank runs GPCNeT's put incast, whose code the paper
+used: one put, flushed before the next ([GPCNeT], ``congestors.c``); a burst
+is that loop run ``burst_messages`` times, then the gap. The persistent row
+repeats with no pause and fills every gap column.
 The recipe reports only if the victim meets the incast
 (``congestion_heatmap.victim_shares``: it spans at least two switches and
 one of its switches or groups also holds incast nodes); interleaved on all

@@ -16,10 +16,10 @@ def test_grid_has_a_persistent_row_and_every_burst_and_gap():
     # Quick keeps the figure's subject, every message size, and the ends of its burst and gap axes.
     assert {(l["aggressor_bytes"], l["burst_messages"]) for l in labels if l["burst_gap_ns"] is None} == {
         (8, 0), (1024, 0), (16_384, 0), (131_072, 0)}
-    assert len(labels) == 4 * (1 + 3 * 2)
+    assert len(labels) == 4 * (1 + 3 * 3)
     bursts = {l["burst_messages"] for l in labels if l["burst_gap_ns"] is not None}
     assert min(bursts) == 1 and max(bursts) == 1_000_000  # the paper's shortest and longest bursts
-    assert {l["burst_gap_ns"] for l in labels if l["burst_gap_ns"] is not None} == {1_000.0, 1_000_000.0}
+    assert {l["burst_gap_ns"] for l in labels if l["burst_gap_ns"] is not None} == {1_000.0, 100_000.0, 1_000_000.0}
     for l, _, con in points:
         aggressor = con["job"][1]
         assert aggressor["workload"] == "incast" and aggressor["repeat"]

@@ -201,7 +201,7 @@ fn unrestricted_puts_hold_a_result_store_entry_until_their_response_is_back() {
 /// one and a wait on them all (or, with `flush_each`, a wait on each put
 /// before the next), or one `put_burst` (with `flush_each` as given) and a
 /// wait on it; 3 iterations. Returns the summary.
-fn incast_of_puts_flushed(count: u32, burst: bool, completion: &str, flush_each: bool) -> serde_json::Value {
+fn incast_of_puts(count: u32, burst: bool, completion: &str, flush_each: bool) -> serde_json::Value {
     let sender = |_| {
         let mut ops = Vec::new();
         if burst {
@@ -227,8 +227,19 @@ fn incast_of_puts_flushed(count: u32, burst: bool, completion: &str, flush_each:
     run(cassini(), jobs)
 }
 
-fn incast_of_puts(count: u32, burst: bool, completion: &str) -> serde_json::Value {
-    incast_of_puts_flushed(count, burst, completion, false)
+/// One `put_burst` of `count` puts (flushing each or not) against the same
+/// puts written out, for `completion`: the same job, event for event.
+/// Returns the burst's summary.
+fn burst_matches_written_out(count: u32, completion: &str, flush_each: bool) -> serde_json::Value {
+    let (one, many) = (incast_of_puts(count, true, completion, flush_each), incast_of_puts(count, false, completion, flush_each));
+    let (a, b) = (&one["jobs"]["rma"], &many["jobs"]["rma"]);
+    assert_eq!(a["finished"], true, "{one:#}");
+    for key in ["iteration_times_ns", "messages", "bytes", "end_ns"] {
+        assert_eq!(a[key], b[key], "{completion}: {key}");
+    }
+    assert_eq!(a["messages"], 3 * 3 * count as u64);
+    assert_eq!(one["packet_hops"], many["packet_hops"], "{completion}");
+    one
 }
 
 /// A burst that flushes each put (GPCNeT's put incast, MPI_Put then
@@ -237,15 +248,8 @@ fn incast_of_puts(count: u32, burst: bool, completion: &str) -> serde_json::Valu
 #[test]
 fn a_flushed_put_burst_runs_exactly_as_put_and_wait_written_out() {
     for completion in ["arrival", "transmit", "delivery"] {
-        let (one, many) = (incast_of_puts_flushed(40, true, completion, true), incast_of_puts_flushed(40, false, completion, true));
-        let (a, b) = (&one["jobs"]["rma"], &many["jobs"]["rma"]);
-        assert_eq!(a["finished"], true, "{one:#}");
-        for key in ["iteration_times_ns", "messages", "bytes", "end_ns"] {
-            assert_eq!(a[key], b[key], "{completion}: {key}");
-        }
-        assert_eq!(a["messages"], 3 * 3 * 40);
-        assert_eq!(one["packet_hops"], many["packet_hops"], "{completion}");
-        let posted = incast_of_puts(40, true, completion);
+        let one = burst_matches_written_out(40, completion, true);
+        let posted = incast_of_puts(40, true, completion, false);
         let end = |x: &serde_json::Value| x["jobs"]["rma"]["end_ns"].as_f64().unwrap();
         assert!(end(&one) > 1.5 * end(&posted), "{completion}: one put at a time waits a round each: {} against {}", end(&one), end(&posted));
     }
@@ -254,17 +258,10 @@ fn a_flushed_put_burst_runs_exactly_as_put_and_wait_written_out() {
 #[test]
 fn a_put_burst_runs_exactly_as_its_puts_written_out() {
     for completion in ["arrival", "transmit", "delivery"] {
-        let (one, many) = (incast_of_puts(50, true, completion), incast_of_puts(50, false, completion));
-        let (a, b) = (&one["jobs"]["rma"], &many["jobs"]["rma"]);
-        assert_eq!(a["finished"], true, "{one:#}");
-        for key in ["iteration_times_ns", "messages", "bytes", "end_ns"] {
-            assert_eq!(a[key], b[key], "{completion}: {key}");
-        }
-        assert_eq!(a["messages"], 3 * 3 * 50);
-        assert_eq!(one["packet_hops"], many["packet_hops"], "{completion}");
+        burst_matches_written_out(50, completion, false);
     }
     // An empty burst completes at once.
-    let empty = incast_of_puts(0, true, "arrival");
+    let empty = incast_of_puts(0, true, "arrival", false);
     assert_eq!(empty["jobs"]["rma"]["finished"], true);
     assert_eq!(empty["jobs"]["rma"]["messages"], 0);
 }

@@ -82,18 +82,17 @@ pub fn incast(spec: &Spec) -> Result<Program> {
     let target = spec.param_u32("target", 0)?;
     spec.check_rank("target", target)?;
     let reach = if spec.param_bool("put", true)? { Reach::Put } else { Reach::TwoSided }; // MPI_Put as paper 000
-    let flush_each = spec.param_bool("flush_each", true)?;
-    if !flush_each && reach != Reach::Put {
-        return Err(ConfigError::new(
-            format!("{}.params.flush_each", spec.field),
-            "applies to puts only (params.put = true); a two-sided incast waits for its whole burst: leave flush_each out",
-        ));
+    if reach != Reach::Put {
+        if let Some(key) = ["flush_each", "completion"].into_iter().find(|k| spec.params.contains_key(*k)) {
+            return Err(ConfigError::new(
+                format!("{}.params.{key}", spec.field),
+                "applies to puts only (params.put = true); a two-sided incast waits for its whole burst: leave it out",
+            ));
+        }
     }
+    let flush_each = spec.param_bool("flush_each", true)?;
     let completion = match spec.params.get("completion") {
         None => Completion::default(),
-        Some(_) if reach != Reach::Put => {
-            return Err(ConfigError::new(format!("{}.params.completion", spec.field), "applies to puts only (params.put = true): leave it out"));
-        }
         Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
             ConfigError::new(format!("{}.params.completion", spec.field), format!("{v} is not a completion: use \"arrival\", \"transmit\" or \"delivery\""))
         })?,

@@ -101,6 +101,7 @@ def test_outstanding_packet_limit_caps_what_a_nic_has_in_flight():
     ("links.failed=[{switch=0, port=0}]", "links.failed[0].port"),
     ("congestion.kmax_bytes=10", "congestion.kmax_bytes"),
     ("congestion.forget_idle_flows=false", "congestion.forget_idle_flows"),  # SMALL runs no Slingshot control
+    ("congestion.hop_hold_bytes=-1", "congestion.hop_hold_bytes"),
 ])
 def test_bad_mechanism_configs_name_their_field(override, field):
     with pytest.raises(ValueError) as err:

@@ -190,6 +190,7 @@ impl Config {
         ] {
             crate::limits::check_count(k, v, 1, 1 << 30, "bytes (1 GiB)")?;
         }
+        crate::limits::check_count("congestion.hop_hold_bytes", c.hop_hold_bytes, 0, 1 << 30, "bytes (1 GiB; 0 holds flows at their ingress switch only)")?;
         check("congestion.kmin_bytes", c.kmin_bytes as f64, &lim::BYTES)?;
         for (k, v) in [("congestion.flow_memory_ns", c.flow_memory_ns), ("congestion.cnp_interval_ns", c.cnp_interval_ns), ("congestion.alpha_timer_ns", c.alpha_timer_ns), ("congestion.rate_timer_ns", c.rate_timer_ns)] {
             check(k, v, &lim::DURATION_NS)?;

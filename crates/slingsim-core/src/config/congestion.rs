@@ -45,6 +45,16 @@ pub struct CongestionConfig {
     /// flow is kept until clean acks have grown its window back, so every
     /// later message starts at the cut window. Unset: true for `slingshot`.
     pub forget_idle_flows: Option<bool>,
+    /// Slingshot (`slingshot` only): hold congesting flows at every hop
+    /// ([Roweth] Sec. II-E). While an endpoint's port is congested, each
+    /// switch commits at most this many bytes bound for it to any one
+    /// switch-to-switch output; the rest wait beside the output's queue,
+    /// in their input buffer, and other packets pass them
+    /// (`engine/hop_hold.rs`). 0: the flows are held at their ingress
+    /// switch only. Like every Slingshot key, other algorithms ignore it
+    /// (so `congestion.algorithm = "none"` on a Slingshot preset is the
+    /// plain ablation).
+    pub hop_hold_bytes: u64,
     /// DCQCN: RED/ECN marking thresholds on a switch output queue and the
     /// marking probability at `kmax_bytes` (the SIGCOMM'15 DCQCN paper's
     /// values); the sender and receiver defaults below are those of
@@ -82,6 +92,7 @@ impl Default for CongestionConfig {
             hold_uncongested_flows: None,
             notify_at_enqueue: true,
             forget_idle_flows: None,
+            hop_hold_bytes: 0,
             kmin_bytes: 5_000,
             kmax_bytes: 200_000,
             pmax: 0.01,

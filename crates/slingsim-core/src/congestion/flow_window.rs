@@ -233,6 +233,12 @@ fn source_key(ch: ChannelId, src: EndpointId) -> u64 {
 }
 
 impl EgressFlows {
+    /// The sources edge output `ch` counts now.
+    #[inline]
+    pub fn flows(&self, ch: ChannelId) -> u16 {
+        self.ports.get(&(ch.0 as u64)).map_or(0, |p| p.flows)
+    }
+
     /// A packet from `src` joined the queue of edge output `ch`. If the
     /// port was not counting `src` (nothing of it queued or in memory), it
     /// counts it now and returns how many sources it counts with it.

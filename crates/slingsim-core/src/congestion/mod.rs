@@ -181,6 +181,11 @@ pub trait CongestionControl {
     /// packet of it arrived there with none held before it, or an ack or
     /// loss of it has let go whatever it could.
     fn on_flow_idle(&mut self, _src: EndpointId, _dst: EndpointId, _now: Ps) {}
+    /// The marks edge output `ch`, holding `queued` bytes, gives its acks
+    /// now, if it is congested as the switches' control sees it.
+    fn port_marks(&self, _ch: ChannelId, _queued: u64) -> Option<Marks> {
+        None
+    }
 }
 
 /// The congestion control of a run: one of the algorithms, dispatched
@@ -312,6 +317,10 @@ impl CongestionControl for Congestion {
     #[inline]
     fn on_flow_idle(&mut self, src: EndpointId, dst: EndpointId, now: Ps) {
         each!(self, x => x.on_flow_idle(src, dst, now))
+    }
+    #[inline]
+    fn port_marks(&self, ch: ChannelId, queued: u64) -> Option<Marks> {
+        each!(self, x => x.port_marks(ch, queued))
     }
 }
 

@@ -210,6 +210,11 @@ impl CongestionControl for Slingshot {
         // which the engine calls once the ack has let held packets go.
     }
 
+    fn port_marks(&self, ch: ChannelId, queued: u64) -> Option<Marks> {
+        let (flows, level) = (self.egress.flows(ch), self.p.congestion_level(queued));
+        (flows >= 2 && level > 0).then_some(Marks { ecn: false, level, flows })
+    }
+
     fn on_fabric_drop(&mut self, src: EndpointId, dst: EndpointId, wire: u32) {
         if let Some(f) = self.flows.get_mut(src, dst) {
             f.window.in_flight -= wire as u64;

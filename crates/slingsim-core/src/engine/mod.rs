@@ -36,6 +36,7 @@ mod build;
 pub(crate) mod channels;
 mod delivery;
 pub(crate) mod flow_queues;
+pub(crate) mod hop_hold;
 mod jobs_report;
 pub(crate) mod measurement;
 mod mpi;
@@ -202,6 +203,7 @@ pub struct Simulation {
     pub(crate) cc: crate::congestion::Congestion,
     pub(crate) signals: signals::Signals,
     pub(crate) flow_queues: flow_queues::FlowQueues,
+    pub(crate) hop_hold: hop_hold::HopHold,
     pub(crate) neighbour_load: neighbour_load::NeighbourLoad,
     pub(crate) reliability: reliability::Reliability,
     pub(crate) traffic: sources::Traffic,
@@ -471,6 +473,9 @@ impl Simulation {
         }
         t.scheduled_at = NEVER;
         let e = self.channels.from_endpoint[ch];
+        if e.is_none() && self.hop_hold.on() {
+            self.hop_release(ch);
+        }
         // A tiled switch granting ahead decides itself how early it may grant.
         let ahead = e.is_none() && self.switches.tiles.as_ref().is_some_and(|t| t.grant_ahead);
         let t = &self.channels.tx[ch];

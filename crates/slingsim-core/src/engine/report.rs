@@ -77,6 +77,9 @@ impl Simulation {
         for h in self.flow_queues.iter(&self.pool) {
             f(&self.pool.get(h));
         }
+        for h in self.hop_hold.iter() {
+            f(&self.pool.get(h));
+        }
     }
 
     /// Payload bytes in the network, and its packets of each kind (an ack
@@ -370,6 +373,15 @@ impl Simulation {
             m.insert("flow_queue_packets".into(), json!(f.held));
             m.insert("flow_queue_max_packets".into(), json!(f.max_held));
             m.insert("packets_held_at_ingress".into(), json!(f.ever_held));
+        }
+        if self.hop_hold.on() {
+            let h = &self.hop_hold;
+            // Congesting packets held beside a switch output: at the end,
+            // the most at once, and how many ever waited there.
+            m.insert("hop_held_packets".into(), json!(h.now_held));
+            m.insert("hop_held_max_packets".into(), json!(h.max_held));
+            m.insert("packets_held_at_hops".into(), json!(h.ever_held));
+            m.insert("hop_congestion_acks".into(), json!(h.acks));
         }
         v
     }

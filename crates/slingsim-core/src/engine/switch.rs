@@ -316,16 +316,32 @@ impl Simulation {
         let fall_through = self.switches.latency.of(out);
         p.ready = now + fall_through;
         p.extend_path(fall_through);
-        let (ready, wire, class, src) = (p.ready, p.wire, p.class, p.src);
+        let class = p.class;
         if self.qos.any_lossy && self.qos.classes[class as usize].spec.lossy && self.channels.tx[out].queued_bytes >= self.qos.lossy_queue_bytes {
             self.drop_lossy(h);
             return;
         }
-        if self.switches.tiles.is_some() {
-            self.tiled_enqueue(h, out, vc, to_endpoint);
+        if !to_endpoint && self.hop_hold.on() && self.hop_holds(h, out, vc) {
             return;
         }
-        if self.try_cut_through(h, out, vc, to_endpoint) {
+        self.queue_routed(h, out, vc, to_endpoint, true);
+    }
+
+    /// Queues routed packet `h` for output `out` on VC `vc`, or, if
+    /// `cut_through` and nothing is ahead of it, starts it at once.
+    #[inline]
+    pub(super) fn queue_routed(&mut self, h: PacketId, out: ChannelId, vc: usize, to_endpoint: bool, cut_through: bool) {
+        let (ready, wire, src) = {
+            let now = self.clock.now;
+            let p = self.pool.hot_mut(h);
+            p.ready = p.ready.max(now);
+            (p.ready, p.wire, p.src)
+        };
+        if self.switches.tiles.is_some() {
+            self.tiled_enqueue(h, out, vc, to_endpoint, cut_through);
+            return;
+        }
+        if cut_through && self.try_cut_through(h, out, vc, to_endpoint) {
             return;
         }
         let first = &mut self.channels.tx[out].queues;
@@ -544,6 +560,9 @@ impl Simulation {
             return;
         }
         let retry = self.link_retry_delay(ch, wire, ser);
+        if self.hop_hold.on() {
+            self.hop_left(h, to_endpoint);
+        }
         if to_endpoint && self.flow_queues.on && self.pool.hot(h).kind == PacketKind::Data {
             self.send_fabric_ack(h, now);
         }

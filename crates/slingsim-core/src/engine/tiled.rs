@@ -144,8 +144,8 @@ impl Simulation {
     /// Queues routed packet `h` (VC `vc`) for output `out` of a tiled
     /// switch, in the request queue of its input, unless it can be
     /// granted at once.
-    pub(super) fn tiled_enqueue(&mut self, h: PacketId, out: ChannelId, vc: usize, to_endpoint: bool) {
-        if self.tiled_cut_through(h, out, vc, to_endpoint) {
+    pub(super) fn tiled_enqueue(&mut self, h: PacketId, out: ChannelId, vc: usize, to_endpoint: bool, cut_through: bool) {
+        if cut_through && self.tiled_cut_through(h, out, vc, to_endpoint) {
             return;
         }
         let tiles = self.switches.tiles.as_ref().expect("the tiled model is on");

@@ -14,6 +14,7 @@ mod families;
 mod fuzz;
 mod golden;
 mod hardening;
+mod hop_hold;
 mod host_noise;
 mod link_stalls;
 mod mpi;

@@ -162,7 +162,7 @@ mod tests {
             for ops in &p.ops[1..] {
                 assert_eq!(ops.iter().filter(|o| sends(o)).count(), 3, "{kind}: one per iteration");
                 // Each message is followed by its wait before the next.
-                for (i, o) in ops.iter().enumerate().filter(|(_, o)| sends(o)) {
+                for (i, _) in ops.iter().enumerate().filter(|(_, o)| sends(o)) {
                     assert!(matches!(ops[i + 1], Op::Wait { .. }), "{kind}: message {i} not waited for");
                 }
             }

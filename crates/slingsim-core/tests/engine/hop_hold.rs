@@ -1,0 +1,100 @@
+//! Congesting flows held at every hop (`congestion.hop_hold_bytes`,
+//! [Roweth] Sec. II-E): with a window that never falls below one packet,
+//! an incast's flows keep a packet each in the fabric; held at their
+//! ingress switch only, those packets fill the buffers the victim shares
+//! with them, while held at every hop, with other packets passing them,
+//! they do not.
+
+use serde_json::{json, Value};
+use slingsim_core::Simulation;
+
+/// 5 groups of 4 switches with 4 nodes each (node n on switch n / 4). The
+/// victim's senders (nodes 6, 10, 14) sit beside the aggressors and send
+/// to node 1, beside the incast target (node 0), on the same links into
+/// switch 0; the other 75 nodes put 4 MB each into node 0, so a packet per
+/// flow is 300 KB, more than switch 0's input buffers hold. `floor` is the
+/// smallest window a cut flow keeps, `hold` the bytes per output and
+/// destination each hop commits.
+fn victim_beside_incast(incast: bool, floor: u64, hold: u64) -> Value {
+    let mut traffic = vec![json!({"name": "victim", "pattern": "incast", "nodes": {"list": [6, 10, 14, 1]}, "target": 3,
+                                  "load": 0.2, "message_bytes": 4096})];
+    if incast {
+        let aggressors: Vec<u32> = (0..80).filter(|n| ![1, 6, 10, 14].contains(n)).collect();
+        traffic.push(json!({"name": "incast", "pattern": "incast",
+                            "nodes": {"list": aggressors}, "target": 0,
+                            "flow_bytes": 4_000_000}));
+    }
+    json!({
+        "topology": {"groups": 5, "switches_per_group": 4, "endpoints_per_switch": 4,
+                     "local_links_per_pair": 1, "global_ports_per_switch": 1},
+        "congestion": {"algorithm": "slingshot", "min_window_bytes": floor, "hop_hold_bytes": hold},
+        "routing": {"algorithm": "slingshot"},
+        "sim": {"warmup_ns": 30_000, "duration_ns": 100_000},
+        "traffic": traffic,
+    })
+}
+
+fn run(cfg: &Value) -> Value {
+    let mut sim = Simulation::from_json(&cfg.to_string()).expect("valid config");
+    sim.run();
+    sim.summary()
+}
+
+fn victim_latency(s: &Value) -> f64 {
+    s["traffic"]["victim"]["latency_ns"]["mean"].as_f64().expect("victim latency")
+}
+
+const PACKET: u64 = 4178; // a full RoCE frame: the one-packet floor
+
+#[test]
+fn holding_at_every_hop_keeps_one_packet_per_flow_from_slowing_the_victim() {
+    let alone = victim_latency(&run(&victim_beside_incast(false, PACKET, 16_384)));
+    let ingress_only = run(&victim_beside_incast(true, PACKET, 0));
+    let every_hop = run(&victim_beside_incast(true, PACKET, 16_384));
+    let (slow, held) = (victim_latency(&ingress_only), victim_latency(&every_hop));
+    assert!(slow > 2.0 * alone, "held at the ingress only, the floor's packets slow the victim: {slow:.0} ns, {alone:.0} ns alone");
+    assert!(held < 1.5 * alone, "held at every hop the victim passes them: {held:.0} ns, {alone:.0} ns alone");
+    let c = &every_hop["congestion"];
+    assert!(c["packets_held_at_hops"].as_u64().unwrap() > 100, "congesting packets waited beside outputs: {c}");
+    // Each held packet told its flow's ingress switch, which cut the flow.
+    assert!(c["hop_congestion_acks"].as_u64().unwrap() > 0, "{c}");
+    assert!(c["throttled_pairs"].as_u64().unwrap() > 0, "{c}");
+    assert_eq!(every_hop["packets_conserved"], true);
+    assert!(ingress_only["congestion"].get("packets_held_at_hops").is_none(), "off: not reported");
+    // The incast still gets its port: holding moves where it waits, not what it sends.
+    let rate = |s: &Value| s["traffic"]["incast"]["accepted_load"].as_f64().unwrap();
+    assert!(rate(&every_hop) > 0.9 * rate(&ingress_only), "{} against {}", rate(&every_hop), rate(&ingress_only));
+}
+
+#[test]
+fn held_packets_are_in_flight_when_the_run_ends() {
+    let s = run(&victim_beside_incast(true, PACKET, 4_096));
+    assert!(s["congestion"]["hop_held_max_packets"].as_u64().unwrap() > 0, "{}", s["congestion"]);
+    assert_eq!(s["packets_conserved"], true, "{s}");
+    assert_eq!(s["bytes_conserved"], true, "{s}");
+    assert_eq!(s["end_reason"], "time_limit");
+}
+
+#[test]
+fn holding_is_deterministic_and_idle_without_congestion() {
+    let cfg = victim_beside_incast(true, PACKET, 16_384);
+    let (mut a, mut b) = (run(&cfg), run(&cfg));
+    for s in [&mut a, &mut b] {
+        s.as_object_mut().unwrap().remove("engine_wall_s");
+        s.as_object_mut().unwrap().remove("build_s");
+    }
+    assert_eq!(a, b);
+    // Without a congested port nothing is held, and the run is the one without holding.
+    let mut quiet = run(&victim_beside_incast(false, PACKET, 16_384));
+    let mut off = run(&victim_beside_incast(false, PACKET, 0));
+    assert_eq!(quiet["congestion"]["packets_held_at_hops"], 0);
+    for s in [&mut quiet, &mut off] {
+        let o = s.as_object_mut().unwrap();
+        o.remove("engine_wall_s");
+        o.remove("build_s");
+        for k in ["hop_held_packets", "hop_held_max_packets", "packets_held_at_hops", "hop_congestion_acks"] {
+            o["congestion"].as_object_mut().unwrap().remove(k);
+        }
+    }
+    assert_eq!(quiet, off);
+}

@@ -40,6 +40,19 @@ def test_preset_values_match_the_systems():
     assert order == {"slingshot-shandy": "interleaved", "slingshot-malbec": "interleaved", "slingshot-max": "fifo"}
 
 
+def test_slingshot_presets_hold_congesting_flows_at_every_hop_with_a_one_packet_floor():
+    # The floor is one full packet of each preset's frame: a smaller one paces
+    # the flow below a packet, a larger one holds two (docs/model.md,
+    # "Holding at every hop").
+    full_packet = {"slingshot": 4096 + 40, "roce": 4096 + 82}
+    for name in ("slingshot-shandy", "slingshot-malbec", "slingshot-max"):
+        cfg = resolved_config(name)
+        assert cfg["congestion"]["algorithm"] == "slingshot"
+        assert cfg["congestion"]["hop_hold_bytes"] == cfg["congestion"]["port_threshold_bytes"] == 16384
+        assert cfg["congestion"]["min_window_bytes"] == full_packet[cfg["nic"]["frame"]], name
+    assert resolved_config("aries-crystal")["congestion"]["hop_hold_bytes"] == 0
+
+
 def test_preset_name_with_toml_suffix_and_file_path_both_load(tmp_path):
     path = tmp_path / "mine.toml"
     path.write_text('[topology]\ngroups = 5\n[[traffic]]\npattern = "uniform"\n')

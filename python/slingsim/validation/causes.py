@@ -24,13 +24,14 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "0.921 of 6.4 TB/s with 16 processes per node",
     ("alltoall-scaling", "MPI_Alltoall, fraction of the peak on the most nodes (full: 1024)"):
         "MPICH's rounds of 32 peers with the ranks in node order allow at most 0.61 of the peak on any network "
-        "if the ranks go through them together (next row); ours reaches about 0.57 of that bound, and 0.61 of the peak with every peer posted at once "
+        "if the ranks go through them together (next row); ours reaches about 0.60 of that bound, and 0.61 of the peak with every peer posted at once "
         "(mpi.alltoall_throttle = 0); the recipe's variants measure the rest (the row on spread ranks)",
     ("alltoall-scaling", "MPI_Alltoall with the ranks spread over the groups, fraction of the peak on the most nodes"):
         "rendezvous above 16 KiB: a message's data waits for its receiver to post the receive, so each block of 32 "
         "peers waits for its receivers' progress too (on 1024 nodes a message spends 28 us in its handshake, 14 of "
         "them waiting for the receiver, before 39 us of data); on bare verbs (no rendezvous) the same ranks reach 0.84 in "
-        "full mode (0.79 without congestion management), and without the host's CPU costs MPI still gives 0.56 "
+        "full mode (0.79 without congestion management) against MPI's 0.62, and without the host's CPU costs MPI gave 0.56 "
+        "before congesting flows were held at every hop (then 0.57) "
         "(no rank's CPU is busy with MPI for more than 12% of the run); with every peer posted at once "
         "(mpi.alltoall_throttle = 0) 0.72; with 4 processes per node at 8 KiB per rank pair (eager) 0.73, the busiest "
         "CPU then working 61% of the run (8 per node at 4 KiB: 0.69, where blocks of 32 peers span 4 nodes and allow "
@@ -56,17 +57,21 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "quick mode runs 96 nodes and three victims, where the paper's 2.3x is one case of its full study; the "
         "switches hold every incast pair to its share from its first packet",
     ("shandy-applications", "worst application impact on 1024 nodes"):
-        "the switches hold the 767 incast flows per rail into one port to their shares, so in full mode "
-        "LAMMPS with the incast on 75% reads 1.001x once the onset has drained; the full run's worst, FFT on 50% "
-        "beside the incast at 1.159x, comes from incast flows that go idle between puts and restart at line rate "
-        "until the early congestion ack cuts them; what left LAMMPS 3.55x slower on Shandy is not known",
+        "the switches hold the 767 incast flows per rail into one port to their shares, and each hop lets at most "
+        "16 KiB bound for the target onto any one output while other packets pass (the presets' "
+        "congestion.hop_hold_bytes), so in full mode LAMMPS with the incast on 75% reads 1.004x and the worst is "
+        "HPCG beside the all-to-all on 50% at 1.142x; the limit per hop is assumed, and a persistent incast's cost "
+        "to its neighbours follows it steeply (docs/model.md, \"Holding at every hop\"); what left LAMMPS 3.55x "
+        "slower on Shandy is not known",
     ("bursty-incast", "worst impact of a bursty incast"):
-        "bursts of one 16 KiB message after a 100 us or 1 ms gap start as new flows at line rate and reach "
-        "1.065x and 1.018x (full mode) before the early congestion acks cut them, above 128 KiB's 1.013x and 8 B's "
-        "1.001x; GPCNeT's put incast keeps one put per rank in flight, and 241 puts of 1 KiB congest nothing; a "
-        "burst that outlasts the victim is the persistent aggressor put for put, so the paper's peak at large "
-        "bursts and small gaps, which needs Rosetta's reaction at every hop, is absent (docs/model.md, \"What "
-        "[DeSensi20] Fig. 12 shows\")",
+        "with congesting flows held at every hop (the presets' congestion.hop_hold_bytes, [Roweth] Sec. II-E), a "
+        "burst whose flows restart at line rate is held at the first hop where the target's port is congested and "
+        "the victim's packets pass it while the hop's congestion ack cuts the flow, so every point lies within 1.0016x "
+        "of alone (full mode) and no size leads; "
+        "held at the ingress switch only, bursts of one 16 KiB message with 100 us gaps read 1.065x, above 8 B and "
+        "128 KiB; a burst that outlasts the victim is the persistent aggressor put for put, so the paper's peak at "
+        "large bursts and small gaps is absent either way, and how much a persistent incast costs follows the "
+        "assumed 16 KiB limit per hop steeply (1.29x at 32 KiB; docs/model.md, \"Holding at every hop\")",
     ("aries-allocation-noise", "inter-group worst round trip over the median"):
         "two chassis have two minimal paths of 42 Gb/s row links where two blades of a chassis have one, which "
         "outweighs a hop for a 16 KiB message; the spread inside a group follows the same links: with 3 row "

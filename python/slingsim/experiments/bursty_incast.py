@@ -51,7 +51,8 @@ GAPS_NS = (1_000, 10_000, 100_000, 1_000_000)
 QUICK_SIZES, QUICK_BURSTS, QUICK_GAPS_NS = SIZES, (1, 100, 1_000_000), (1_000, 100_000, 1_000_000)
 """Quick keeps what the figure is about, the message size: all four sizes (the figure's four heatmaps), and thins
 each heatmap to the ends and the middle of its burst axis (1, 100 and 10^6 messages) and to the ends of its gap
-axis (1 us and 1 ms) plus 100 us, the gap where full mode's medium sizes peak. Without 100 us quick's lead came from
+axis (1 us and 1 ms) plus 100 us, the gap where full mode's medium sizes peaked while only the ingress switch held
+congesting flows. Without 100 us quick's lead came from
 the 1 ms gap, where it is a transient of the victim's first ten iterations that the paper's stopping rule dilutes
 below the claim's 0.01 (docs/measurement-log.md); at 100 us the same restarts recur through the whole run."""
 SAME_IMPACT = 0.01

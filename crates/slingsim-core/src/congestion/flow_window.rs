@@ -69,6 +69,18 @@ impl Params {
         self.flow_memory.max(Ps(self.full_packet.0 * MEMORY_ROUNDS * flows as u64))
     }
 
+    /// Congestion level of an egress port fed by `flows` sources and
+    /// holding `q` bytes: 0 clear (and always with one source, see
+    /// [`EgressFlows::leave`]), 1 congested, 2 above twice the threshold.
+    #[inline]
+    pub fn port_level(&self, flows: u16, q: u64) -> u8 {
+        if flows >= 2 {
+            self.congestion_level(q)
+        } else {
+            0
+        }
+    }
+
     /// Congestion level of an egress port holding `q` bytes: 0 clear, 1
     /// congested, 2 above twice the threshold.
     #[inline]
@@ -266,7 +278,7 @@ impl EgressFlows {
     pub fn leave(&mut self, p: &Params, ch: ChannelId, queued: u64, src: EndpointId, message_end: bool, now: Ps, marks: &mut Marks) {
         self.forget_old(p, ch, now);
         let port = self.ports.get_mut(&(ch.0 as u64)).expect("counted when queued");
-        marks.level = if port.flows >= 2 { p.congestion_level(queued) } else { 0 };
+        marks.level = p.port_level(port.flows, queued);
         marks.flows = port.flows;
         let key = source_key(ch, src);
         let n = self.sources.get_mut(&key).expect("queued packets were counted");

@@ -137,7 +137,7 @@ impl CongestionControl for Slingshot {
         // A source new to a congested port hears of it now, not once its
         // packet has waited through the queue (see the module docs).
         let flows = self.egress.enqueue(ch, src).filter(|_| self.p.notify_at_enqueue)?;
-        let level = if flows >= 2 { self.p.congestion_level(queued) } else { 0 };
+        let level = self.p.port_level(flows, queued);
         (level > 0).then(|| {
             self.early_acks += 1;
             Marks { ecn: false, level, flows }
@@ -211,8 +211,14 @@ impl CongestionControl for Slingshot {
     }
 
     fn port_marks(&self, ch: ChannelId, queued: u64) -> Option<Marks> {
-        let (flows, level) = (self.egress.flows(ch), self.p.congestion_level(queued));
-        (flows >= 2 && level > 0).then_some(Marks { ecn: false, level, flows })
+        // The queue first: most packets pass uncongested ports, and the
+        // count is a map lookup.
+        if self.p.congestion_level(queued) == 0 {
+            return None;
+        }
+        let flows = self.egress.flows(ch);
+        let level = self.p.port_level(flows, queued);
+        (level > 0).then_some(Marks { ecn: false, level, flows })
     }
 
     fn on_fabric_drop(&mut self, src: EndpointId, dst: EndpointId, wire: u32) {

@@ -1,12 +1,13 @@
 //! Congesting flows held at every hop, passable by other traffic
 //! (`congestion.hop_hold_bytes`; [Roweth] Sec. II-E).
 //!
-//! A data packet whose flow's last fabric ack was marked (the ingress
-//! switch knows the flow feeds a congested port) is *congesting*. Each
-//! switch lets at most `hop_hold_bytes` of congesting packets bound for
-//! one endpoint be committed to one switch-to-switch output: queued for
-//! it, on its wire, or in the next switch until they leave it. A
-//! congesting packet that would pass that bound waits beside the output's
+//! A data packet bound for an endpoint whose edge port is congested, as
+//! the switches' control sees it (two or more sources, a queue above the
+//! threshold), is *congesting*. Each switch lets at most `hop_hold_bytes`
+//! of congesting packets bound for one endpoint be committed to one
+//! switch-to-switch output: queued for it, on its wire, or in the next
+//! switch until they leave it. A congesting packet that would pass that
+//! bound waits beside the output's
 //! queue, in its input buffer (its space still held), and joins the queue
 //! once the next switch has sent an earlier one of its destination on. The
 //! packets that arrive behind it, of any other destination, go straight
@@ -84,17 +85,18 @@ impl HopHold {
         self.held.values().flatten().flat_map(|(_, q)| q.iter().map(|e| e.0))
     }
 
-    fn uncount(&mut self, ch: ChannelId, dst: u32, wire: u64) {
-        let key = key(ch, dst);
-        let b = self.bytes.get_mut(&key).expect("counted when committed");
-        *b -= wire;
-        if *b == 0 {
-            self.bytes.remove(&key);
-        }
+    /// May `wire` more bytes bound for `dst` be committed to `ch`? (One
+    /// packet always may, whatever the cap, so every destination moves.)
+    fn has_room(&self, ch: ChannelId, dst: u32, wire: u64) -> bool {
+        let b = self.bytes.get(&key(ch, dst)).copied().unwrap_or(0);
+        b == 0 || b + wire <= self.cap
     }
 
-    fn has_held(&self, ch: ChannelId) -> bool {
-        self.held.contains_key(&(ch.0 as u64))
+    /// Packet `h`, bound for `dst`, is committed to output `ch`.
+    fn commit(&mut self, h: PacketId, ch: ChannelId, dst: u32, wire: u64) {
+        *self.bytes.entry(key(ch, dst)).or_insert(0) += wire;
+        let c = self.tagged.entry(h.0 as u64).or_insert(Counted { on_in: ChannelId::NONE, on_out: ChannelId::NONE });
+        c.on_out = ch;
     }
 }
 
@@ -116,10 +118,9 @@ impl Simulation {
         if !congested && !waiting {
             return false;
         }
-        let c = hh.tagged.get(&(h.0 as u64)).copied().unwrap_or(Counted { on_in: ChannelId::NONE, on_out: ChannelId::NONE });
-        let b = hh.bytes.get(&key(out, dst)).copied().unwrap_or(0);
-        if waiting || (b > 0 && b + wire > hh.cap) {
-            hh.tagged.insert(h.0 as u64, c);
+        if waiting || !hh.has_room(out, dst, wire) {
+            // Tagged (counted nowhere yet, if new) so its release finds it.
+            hh.tagged.entry(h.0 as u64).or_insert(Counted { on_in: ChannelId::NONE, on_out: ChannelId::NONE });
             let list = hh.held.entry(out.0 as u64).or_default();
             match list.iter_mut().find(|(d, _)| *d == dst) {
                 Some((_, q)) => q.push_back((h, vc as u8)),
@@ -136,9 +137,23 @@ impl Simulation {
             }
             return true;
         }
-        *hh.bytes.entry(key(out, dst)).or_insert(0) += wire;
-        hh.tagged.insert(h.0 as u64, Counted { on_out: out, ..c });
+        hh.commit(h, out, dst, wire);
         false
+    }
+
+    /// The `wire` bytes bound for `dst` committed to output `ch` are free:
+    /// what is held beside `ch` may go.
+    fn hop_free(&mut self, ch: ChannelId, dst: u32, wire: u64) {
+        let k = key(ch, dst);
+        let b = self.hop_hold.bytes.get_mut(&k).expect("counted when committed");
+        *b -= wire;
+        if *b == 0 {
+            self.hop_hold.bytes.remove(&k);
+        }
+        if self.hop_hold.held.contains_key(&(ch.0 as u64)) {
+            let now = self.clock.now;
+            self.schedule_try(ch, now);
+        }
     }
 
     /// Packet `h` starts to leave its switch on `out`: the bytes it was
@@ -146,20 +161,15 @@ impl Simulation {
     /// for them upstream may go.
     #[inline]
     pub(super) fn hop_left(&mut self, h: PacketId, to_endpoint: bool) {
-        let Some(c) = self.hop_hold.tagged.get(&(h.0 as u64)).copied() else { return };
-        let p = self.pool.hot(h);
-        let (dst, wire) = (p.dst.0, p.wire as u64);
-        if !c.on_in.is_none() {
-            self.hop_hold.uncount(c.on_in, dst, wire);
-            if self.hop_hold.has_held(c.on_in) {
-                let now = self.clock.now;
-                self.schedule_try(c.on_in, now);
-            }
-        }
+        let Some(c) = self.hop_hold.tagged.get_mut(&(h.0 as u64)) else { return };
+        let was = *c;
+        *c = Counted { on_in: was.on_out, on_out: ChannelId::NONE };
         if to_endpoint {
             self.hop_hold.tagged.remove(&(h.0 as u64));
-        } else {
-            self.hop_hold.tagged.insert(h.0 as u64, Counted { on_in: c.on_out, on_out: ChannelId::NONE });
+        }
+        if !was.on_in.is_none() {
+            let p = self.pool.hot(h);
+            self.hop_free(was.on_in, p.dst.0, p.wire as u64);
         }
     }
 
@@ -170,11 +180,7 @@ impl Simulation {
         let (dst, wire) = (p.dst.0, p.wire as u64);
         for ch in [c.on_in, c.on_out] {
             if !ch.is_none() {
-                self.hop_hold.uncount(ch, dst, wire);
-                if self.hop_hold.has_held(ch) {
-                    let now = self.clock.now;
-                    self.schedule_try(ch, now);
-                }
+                self.hop_free(ch, dst, wire);
             }
         }
     }
@@ -186,15 +192,17 @@ impl Simulation {
         for (dst, q) in list.iter_mut() {
             while let Some(&(h, vc)) = q.front() {
                 let wire = self.pool.hot(h).wire as u64;
-                let b = self.hop_hold.bytes.get(&key(ch, *dst)).copied().unwrap_or(0);
-                if b > 0 && b + wire > self.hop_hold.cap {
+                if !self.hop_hold.has_room(ch, *dst, wire) {
                     break;
                 }
                 q.pop_front();
                 self.hop_hold.now_held -= 1;
-                *self.hop_hold.bytes.entry(key(ch, *dst)).or_insert(0) += wire;
-                let c = self.hop_hold.tagged.get_mut(&(h.0 as u64)).expect("a held packet is tagged");
-                c.on_out = ch;
+                debug_assert!(self.hop_hold.tagged.contains_key(&(h.0 as u64)), "a held packet is tagged");
+                self.hop_hold.commit(h, ch, *dst, wire);
+                // It was ready when it was held; it joins the queue now.
+                let now = self.clock.now;
+                let p = self.pool.hot_mut(h);
+                p.ready = p.ready.max(now);
                 self.queue_routed(h, ch, vc as usize, false, false);
             }
         }

@@ -332,9 +332,7 @@ impl Simulation {
     #[inline]
     pub(super) fn queue_routed(&mut self, h: PacketId, out: ChannelId, vc: usize, to_endpoint: bool, cut_through: bool) {
         let (ready, wire, src) = {
-            let now = self.clock.now;
-            let p = self.pool.hot_mut(h);
-            p.ready = p.ready.max(now);
+            let p = self.pool.hot(h);
             (p.ready, p.wire, p.src)
         };
         if self.switches.tiles.is_some() {

@@ -12,7 +12,7 @@ use slingsim_core::Simulation;
 /// aggressors and send to node 1 on switch 0, beside the incast target
 /// (node 0): victim and incast packets cross the same links 1-3 -> 0, in
 /// the same virtual channel.
-fn victim_and_incast(algorithm: &str, incast: bool) -> Value {
+pub(super) fn victim_and_incast(algorithm: &str, incast: bool) -> Value {
     let mut traffic = vec![json!({"name": "victim", "pattern": "incast", "nodes": {"list": [6, 10, 14, 1]}, "target": 3,
                                   "load": 0.2, "message_bytes": 4096})];
     if incast {
@@ -30,13 +30,13 @@ fn victim_and_incast(algorithm: &str, incast: bool) -> Value {
     })
 }
 
-fn run(cfg: &Value) -> Value {
+pub(super) fn run(cfg: &Value) -> Value {
     let mut sim = Simulation::from_json(&cfg.to_string()).expect("valid config");
     sim.run();
     sim.summary()
 }
 
-fn victim_latency(s: &Value) -> f64 {
+pub(super) fn victim_latency(s: &Value) -> f64 {
     s["traffic"]["victim"]["latency_ns"]["mean"].as_f64().expect("victim latency")
 }
 

@@ -5,43 +5,23 @@
 //! with them, while held at every hop, with other packets passing them,
 //! they do not.
 
+use super::congestion_management::{run, victim_and_incast, victim_latency};
 use serde_json::{json, Value};
-use slingsim_core::Simulation;
 
-/// 5 groups of 4 switches with 4 nodes each (node n on switch n / 4). The
-/// victim's senders (nodes 6, 10, 14) sit beside the aggressors and send
-/// to node 1, beside the incast target (node 0), on the same links into
-/// switch 0; the other 75 nodes put 4 MB each into node 0, so a packet per
-/// flow is 300 KB, more than switch 0's input buffers hold. `floor` is the
-/// smallest window a cut flow keeps, `hold` the bytes per output and
-/// destination each hop commits.
+/// `congestion_management`'s victim beside an incast, with every other node
+/// of the 80 (75 of them) putting 4 MB into node 0, so a packet per flow is
+/// 300 KB, more than switch 0's input buffers hold. `floor` is the smallest
+/// window a cut flow keeps, `hold` the bytes per output and destination
+/// each hop commits.
 fn victim_beside_incast(incast: bool, floor: u64, hold: u64) -> Value {
-    let mut traffic = vec![json!({"name": "victim", "pattern": "incast", "nodes": {"list": [6, 10, 14, 1]}, "target": 3,
-                                  "load": 0.2, "message_bytes": 4096})];
+    let mut cfg = victim_and_incast("slingshot", incast);
     if incast {
         let aggressors: Vec<u32> = (0..80).filter(|n| ![1, 6, 10, 14].contains(n)).collect();
-        traffic.push(json!({"name": "incast", "pattern": "incast",
-                            "nodes": {"list": aggressors}, "target": 0,
-                            "flow_bytes": 4_000_000}));
+        cfg["traffic"][1]["nodes"] = json!({"list": aggressors});
     }
-    json!({
-        "topology": {"groups": 5, "switches_per_group": 4, "endpoints_per_switch": 4,
-                     "local_links_per_pair": 1, "global_ports_per_switch": 1},
-        "congestion": {"algorithm": "slingshot", "min_window_bytes": floor, "hop_hold_bytes": hold},
-        "routing": {"algorithm": "slingshot"},
-        "sim": {"warmup_ns": 30_000, "duration_ns": 100_000},
-        "traffic": traffic,
-    })
-}
-
-fn run(cfg: &Value) -> Value {
-    let mut sim = Simulation::from_json(&cfg.to_string()).expect("valid config");
-    sim.run();
-    sim.summary()
-}
-
-fn victim_latency(s: &Value) -> f64 {
-    s["traffic"]["victim"]["latency_ns"]["mean"].as_f64().expect("victim latency")
+    cfg["congestion"]["min_window_bytes"] = json!(floor);
+    cfg["congestion"]["hop_hold_bytes"] = json!(hold);
+    cfg
 }
 
 const PACKET: u64 = 4178; // a full RoCE frame: the one-packet floor

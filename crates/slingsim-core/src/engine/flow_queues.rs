@@ -144,7 +144,8 @@ impl Simulation {
     /// Data packet `h` starts at `start` to leave on edge output `ch` (to
     /// its destination): its egress switch acks it to its ingress switch.
     pub(crate) fn send_fabric_ack(&mut self, h: PacketId, start: Ps) {
-        self.fabric_ack_of(h, None, start);
+        let at = self.net.endpoint_up[self.pool.hot(h).dst];
+        self.fabric_ack_of(h, None, start, at);
     }
 
     /// Data packet `h` joined the queue of a congested edge output: its
@@ -152,13 +153,29 @@ impl Simulation {
     /// `marks` at `start`, acking no bytes (the packet's departure acks
     /// them as usual).
     pub(crate) fn send_congestion_ack(&mut self, h: PacketId, marks: Marks, start: Ps) {
-        self.fabric_ack_of(h, Some(marks), start);
+        let at = self.net.endpoint_up[self.pool.hot(h).dst];
+        let id = self.fabric_ack_of(h, Some(marks), start, at);
+        if self.hop_hold.on() {
+            self.hop_hold.ack_sent(id, start, false);
+        }
     }
 
-    /// A fabric ack for data packet `h` leaving its egress switch at
-    /// `start`: with `early` marks, a congestion ack acking no bytes;
-    /// without, the ack of the packet's departure with the marks it got.
-    fn fabric_ack_of(&mut self, h: PacketId, early: Option<Marks>, start: Ps) {
+    /// Data packet `h`, in the switch that link `at` leads into, is held
+    /// there for a congested edge port (`engine::hop_hold`): that switch
+    /// sends the flow's ingress switch a congestion ack with `marks`,
+    /// acking no bytes. Its round trip is the data's path to this hop and
+    /// the ack's back from it.
+    pub(crate) fn send_hop_congestion_ack(&mut self, h: PacketId, marks: Marks, start: Ps, at: ChannelId) {
+        let id = self.fabric_ack_of(h, Some(marks), start, at);
+        self.hop_hold.ack_sent(id, start, true);
+    }
+
+    /// A fabric ack for data packet `h`, made at `start` in the switch
+    /// that link `at` leads into (the egress switch, or a hop that holds
+    /// it): with `early` marks, a congestion ack acking no bytes; without,
+    /// the ack of the packet's departure with the marks it got. Returns
+    /// the ack's record.
+    fn fabric_ack_of(&mut self, h: PacketId, early: Option<Marks>, start: Ps, at: ChannelId) -> u32 {
         let (p, c) = (*self.pool.hot(h), *self.pool.cold(h));
         let (marks, acked) = match early {
             Some(m) => (m, 0),
@@ -172,7 +189,7 @@ impl Simulation {
         q.hot.wire = self.nics.frame.ack_wire_bytes();
         q.hot.alg = p.alg;
         q.hot.class = self.nics.ack_class.unwrap_or(p.class);
-        q.hot.ch = self.net.endpoint_up[p.dst];
+        q.hot.ch = at;
         q.hot.vc = self.vcs.first_of(q.hot.class) as u8;
         q.hot.flags = FLAG_SWITCH_MADE;
         q.hot.tail = start;
@@ -183,6 +200,7 @@ impl Simulation {
         self.measure.control.made[k] += 1;
         self.measure.control.injected[k] += 1;
         self.events.push(start, Event::Arrive(ack));
+        id
     }
 
     /// Fabric ack `h` reached the ingress switch of the flow it acks, on
@@ -199,6 +217,9 @@ impl Simulation {
             }
         }
         self.signals.add_return_path(id, p.path_latency());
+        if self.hop_hold.on() {
+            self.hop_hold.ack_arrived(id, self.clock.now);
+        }
         let a = self.signals.take(id);
         self.measure.control.arrived[PacketKind::FabricAck.index()] += 1;
         if a.marks.level > 0 {
@@ -213,6 +234,9 @@ impl Simulation {
     /// stops counting the acked bytes (as its tracking would once the
     /// flow's later acks show them gone), without a congestion signal.
     pub(crate) fn fabric_ack_lost(&mut self, id: u32) {
+        if self.hop_hold.on() {
+            self.hop_hold.ack_lost(id);
+        }
         let a = self.signals.take(id);
         self.cc.on_fabric_drop(a.src, a.dst, a.wire);
         self.settle_flow(a.src, a.dst);

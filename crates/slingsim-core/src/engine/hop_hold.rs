@@ -15,8 +15,8 @@
 //! switch a congestion ack with the congested port's marks, as the port
 //! does when a source's packet joins its queue, so the flow is cut to its
 //! share instead of filling every hop's allowance. The ack leaves from the
-//! destination's switch, as the port's would: a simplification, since the
-//! hop is nearer the source and its ack would arrive sooner.
+//! hop itself, so it reaches the ingress switch sooner than the port's
+//! would; its round trip is the data's path to the hop and back.
 //!
 //! So a persistent congestion tree keeps at most `hop_hold_bytes` per
 //! destination in any switch's input buffer, and the rest of what its
@@ -33,6 +33,7 @@ use super::Simulation;
 use crate::ids::{ChannelId, PacketId};
 use crate::congestion::{CongestionControl, IntMap};
 use crate::packet::PacketKind;
+use crate::units::Ps;
 use std::collections::VecDeque;
 
 /// Where a congesting packet is counted: on the link it came in by (until
@@ -41,6 +42,21 @@ use std::collections::VecDeque;
 struct Counted {
     on_in: ChannelId,
     on_out: ChannelId,
+}
+
+/// Time taken by acks of one kind: the sum, the count and the longest.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Delay {
+    pub sum: Ps,
+    pub count: u64,
+    pub max: Ps,
+}
+
+impl Delay {
+    /// The mean in ns (0 with none).
+    pub fn mean_ns(&self) -> f64 {
+        if self.count == 0 { 0.0 } else { self.sum.as_f64() / self.count as f64 / 1e3 }
+    }
 }
 
 /// The key of an (output, destination) pair.
@@ -62,6 +78,12 @@ pub(crate) struct HopHold {
     held: IntMap<Vec<(u32, VecDeque<(PacketId, u8)>)>>,
     /// Congestion acks sent for held packets.
     pub acks: u64,
+    /// Congestion acks on their way (by record): when made, and whether
+    /// a hop (not the congested port) made it.
+    acks_out: IntMap<(Ps, bool)>,
+    /// How long congestion acks took to reach their ingress switch:
+    /// [the port's, the hops'].
+    pub ack_delay: [Delay; 2],
     /// Packets held now, the most at once, and ever.
     pub now_held: u64,
     pub max_held: u64,
@@ -78,6 +100,28 @@ impl HopHold {
     #[inline]
     pub fn on(&self) -> bool {
         self.cap > 0
+    }
+
+    /// The congestion ack of record `id` was made at `t`, by a hop or
+    /// by the congested port.
+    pub fn ack_sent(&mut self, id: u32, t: Ps, by_hop: bool) {
+        self.acks_out.insert(id as u64, (t, by_hop));
+    }
+
+    /// Fabric ack record `id` reached its ingress switch at `now`: if it
+    /// is a congestion ack, its delay counts.
+    pub fn ack_arrived(&mut self, id: u32, now: Ps) {
+        if let Some((t, by_hop)) = self.acks_out.remove(&(id as u64)) {
+            let d = &mut self.ack_delay[by_hop as usize];
+            d.sum = d.sum + (now - t);
+            d.count += 1;
+            d.max = d.max.max(now - t);
+        }
+    }
+
+    /// Fabric ack record `id` was lost.
+    pub fn ack_lost(&mut self, id: u32) {
+        self.acks_out.remove(&(id as u64));
     }
 
     /// Every packet held now.
@@ -132,7 +176,8 @@ impl Simulation {
             if let Some(marks) = marks {
                 // The hop tells the flow's ingress switch at once, as the
                 // port would as its packet joined the queue.
-                self.send_congestion_ack(h, marks, self.clock.now);
+                let at = self.pool.hot(h).in_ch;
+                self.send_hop_congestion_ack(h, marks, self.clock.now, at);
                 self.hop_hold.acks += 1;
             }
             return true;

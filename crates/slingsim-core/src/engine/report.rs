@@ -382,6 +382,13 @@ impl Simulation {
             m.insert("hop_held_max_packets".into(), json!(h.max_held));
             m.insert("packets_held_at_hops".into(), json!(h.ever_held));
             m.insert("hop_congestion_acks".into(), json!(h.acks));
+            // How long congestion acks took from the switch that made them
+            // to their flow's ingress switch: the congested port's and the
+            // hops'.
+            for (name, d) in [("port", h.ack_delay[0]), ("hop", h.ack_delay[1])] {
+                m.insert(format!("{name}_congestion_ack_delay_mean_ns"), json!(d.mean_ns()));
+                m.insert(format!("{name}_congestion_ack_delay_max_ns"), json!(ps_to_ns(d.max)));
+            }
         }
         v
     }

@@ -39,6 +39,13 @@ fn holding_at_every_hop_keeps_one_packet_per_flow_from_slowing_the_victim() {
     // Each held packet told its flow's ingress switch, which cut the flow.
     assert!(c["hop_congestion_acks"].as_u64().unwrap() > 0, "{c}");
     assert!(c["throttled_pairs"].as_u64().unwrap() > 0, "{c}");
+    // A hop's ack leaves from the hop, nearer the ingress switch than the
+    // congested port: on average it gets there sooner than the port's.
+    let delay = |k: &str| c[k].as_f64().unwrap();
+    let (hop, port) = (delay("hop_congestion_ack_delay_mean_ns"), delay("port_congestion_ack_delay_mean_ns"));
+    assert!(hop > 0.0 && port > 0.0, "{c}");
+    assert!(hop < port, "a hop's congestion ack takes {hop:.0} ns on average, the port's {port:.0} ns: {c}");
+    assert!(delay("hop_congestion_ack_delay_max_ns") >= hop, "{c}");
     assert_eq!(every_hop["packets_conserved"], true);
     assert!(ingress_only["congestion"].get("packets_held_at_hops").is_none(), "off: not reported");
     // The incast still gets its port: holding moves where it waits, not what it sends.
@@ -72,7 +79,7 @@ fn holding_is_deterministic_and_idle_without_congestion() {
         let o = s.as_object_mut().unwrap();
         o.remove("engine_wall_s");
         o.remove("build_s");
-        for k in ["hop_held_packets", "hop_held_max_packets", "packets_held_at_hops", "hop_congestion_acks"] {
+        for k in ["hop_held_packets", "hop_held_max_packets", "packets_held_at_hops", "hop_congestion_acks", "port_congestion_ack_delay_mean_ns", "port_congestion_ack_delay_max_ns", "hop_congestion_ack_delay_mean_ns", "hop_congestion_ack_delay_max_ns"] {
             o["congestion"].as_object_mut().unwrap().remove(k);
         }
     }

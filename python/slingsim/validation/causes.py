@@ -66,7 +66,7 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
     ("bursty-incast", "worst impact of a bursty incast"):
         "with congesting flows held at every hop (the presets' congestion.hop_hold_bytes, [Roweth] Sec. II-E), a "
         "burst whose flows restart at line rate is held at the first hop where the target's port is congested and "
-        "the victim's packets pass it while the hop's congestion ack cuts the flow, so every point lies within 1.0016x "
+        "the victim's packets pass it while the hop's congestion ack cuts the flow, so every point lies within 1.0013x "
         "of alone (full mode) and no size leads; "
         "held at the ingress switch only, bursts of one 16 KiB message with 100 us gaps read 1.065x, above 8 B and "
         "128 KiB; a burst that outlasts the victim is the persistent aggressor put for put, so the paper's peak at "

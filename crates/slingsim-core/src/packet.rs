@@ -202,7 +202,19 @@ pub struct PacketCold {
     pub mark: u8,
     /// How often end-to-end retry has resent the packet.
     pub retries: u8,
+    /// Where per-hop holding counts the packet (`engine::hop_hold`):
+    /// `HOP_ON_IN` on the link it came in by, `HOP_ON_OUT` on the output it
+    /// is queued for, `HOP_HELD` waiting beside that output. It fits the
+    /// record's padding.
+    pub hop: u8,
 }
+
+/// [`PacketCold::hop`]: counted on the link the packet came in by.
+pub const HOP_ON_IN: u8 = 1;
+/// [`PacketCold::hop`]: counted on the output the packet is queued for.
+pub const HOP_ON_OUT: u8 = 2;
+/// [`PacketCold::hop`]: waiting beside an output, counted nowhere.
+pub const HOP_HELD: u8 = 4;
 
 /// Bytes the engine keeps per packet in flight (both halves).
 pub const RECORD_BYTES: usize = std::mem::size_of::<PacketHot>() + std::mem::size_of::<PacketCold>();
@@ -240,7 +252,7 @@ impl Packet {
                 epoch: 0,
                 kind: PacketKind::Data,
             },
-            cold: PacketCold { msg, payload: 0, created: Ps::ZERO, injected: Ps::ZERO, source, mark_flows: 0, mark: 0, retries: 0 },
+            cold: PacketCold { msg, payload: 0, created: Ps::ZERO, injected: Ps::ZERO, source, mark_flows: 0, mark: 0, retries: 0, hop: 0 },
         }
     }
 }

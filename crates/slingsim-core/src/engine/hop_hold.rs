@@ -32,17 +32,9 @@
 use super::Simulation;
 use crate::ids::{ChannelId, PacketId};
 use crate::congestion::{CongestionControl, IntMap};
-use crate::packet::PacketKind;
+use crate::packet::{PacketKind, HOP_HELD, HOP_ON_IN, HOP_ON_OUT};
 use crate::units::Ps;
 use std::collections::VecDeque;
-
-/// Where a congesting packet is counted: on the link it came in by (until
-/// it leaves this switch) and on the output it is committed to.
-#[derive(Clone, Copy, Debug)]
-struct Counted {
-    on_in: ChannelId,
-    on_out: ChannelId,
-}
 
 /// Time taken by acks of one kind: the sum, the count and the longest.
 #[derive(Clone, Copy, Debug, Default)]
@@ -70,8 +62,6 @@ fn key(ch: ChannelId, dst: u32) -> u64 {
 pub(crate) struct HopHold {
     /// Bytes per destination that one output may have committed (0: off).
     pub cap: u64,
-    /// Congesting packets and where they are counted.
-    tagged: IntMap<Counted>,
     /// Committed bytes per (output, destination).
     bytes: IntMap<u64>,
     /// Held packets per output: per destination, in arrival order.
@@ -136,11 +126,10 @@ impl HopHold {
         b == 0 || b + wire <= self.cap
     }
 
-    /// Packet `h`, bound for `dst`, is committed to output `ch`.
-    fn commit(&mut self, h: PacketId, ch: ChannelId, dst: u32, wire: u64) {
+    /// `wire` bytes bound for `dst` are committed to output `ch` (the
+    /// packet marks itself `HOP_ON_OUT`).
+    fn commit(&mut self, ch: ChannelId, dst: u32, wire: u64) {
         *self.bytes.entry(key(ch, dst)).or_insert(0) += wire;
-        let c = self.tagged.entry(h.0 as u64).or_insert(Counted { on_in: ChannelId::NONE, on_out: ChannelId::NONE });
-        c.on_out = ch;
     }
 }
 
@@ -158,13 +147,14 @@ impl Simulation {
         let marks = self.cc.port_marks(port, self.channels.tx[port].queued_bytes);
         let congested = marks.is_some();
         let hh = &mut self.hop_hold;
-        let waiting = hh.held.get(&(out.0 as u64)).is_some_and(|v| v.iter().any(|(d, _)| *d == dst));
+        // Nothing held anywhere is the common case: no lookup then.
+        let waiting = hh.now_held > 0 && hh.held.get(&(out.0 as u64)).is_some_and(|v| v.iter().any(|(d, _)| *d == dst));
         if !congested && !waiting {
             return false;
         }
         if waiting || !hh.has_room(out, dst, wire) {
-            // Tagged (counted nowhere yet, if new) so its release finds it.
-            hh.tagged.entry(h.0 as u64).or_insert(Counted { on_in: ChannelId::NONE, on_out: ChannelId::NONE });
+            self.pool.cold_mut(h).hop |= HOP_HELD;
+            let hh = &mut self.hop_hold;
             let list = hh.held.entry(out.0 as u64).or_default();
             match list.iter_mut().find(|(d, _)| *d == dst) {
                 Some((_, q)) => q.push_back((h, vc as u8)),
@@ -182,7 +172,8 @@ impl Simulation {
             }
             return true;
         }
-        hh.commit(h, out, dst, wire);
+        hh.commit(out, dst, wire);
+        self.pool.cold_mut(h).hop |= HOP_ON_OUT;
         false
     }
 
@@ -201,32 +192,39 @@ impl Simulation {
         }
     }
 
-    /// Packet `h` starts to leave its switch on `out`: the bytes it was
-    /// committed with on the link it came in by are free, and what waits
-    /// for them upstream may go.
+    /// Packet `h` starts to leave its switch: the bytes it was committed
+    /// with on the link it came in by are free, and what waits for them
+    /// upstream may go; what it is committed with here is now counted on
+    /// the link it travels (the next switch's way in).
     #[inline]
-    pub(super) fn hop_left(&mut self, h: PacketId, to_endpoint: bool) {
-        let Some(c) = self.hop_hold.tagged.get_mut(&(h.0 as u64)) else { return };
-        let was = *c;
-        *c = Counted { on_in: was.on_out, on_out: ChannelId::NONE };
-        if to_endpoint {
-            self.hop_hold.tagged.remove(&(h.0 as u64));
+    pub(super) fn hop_left(&mut self, h: PacketId) {
+        let c = self.pool.cold_mut(h);
+        let was = c.hop;
+        if was == 0 {
+            return;
         }
-        if !was.on_in.is_none() {
+        c.hop = if was & HOP_ON_OUT != 0 { HOP_ON_IN } else { 0 };
+        if was & HOP_ON_IN != 0 {
             let p = self.pool.hot(h);
-            self.hop_free(was.on_in, p.dst.0, p.wire as u64);
+            let (in_ch, dst, wire) = (p.in_ch, p.dst.0, p.wire as u64);
+            self.hop_free(in_ch, dst, wire);
         }
     }
 
-    /// Packet `h` was lost: whatever it had committed is free.
-    pub(super) fn hop_forget(&mut self, h: PacketId) {
-        let Some(c) = self.hop_hold.tagged.remove(&(h.0 as u64)) else { return };
+    /// Packet `h` was lost, queued for `out` (if it was routed at its
+    /// switch) or before: whatever it had committed is free.
+    pub(super) fn hop_forget(&mut self, h: PacketId, out: Option<ChannelId>) {
+        let c = self.pool.cold_mut(h);
+        let was = std::mem::take(&mut c.hop);
+        debug_assert!(was & HOP_HELD == 0, "a held packet waits beside its output and cannot be lost");
         let p = self.pool.hot(h);
-        let (dst, wire) = (p.dst.0, p.wire as u64);
-        for ch in [c.on_in, c.on_out] {
-            if !ch.is_none() {
-                self.hop_free(ch, dst, wire);
-            }
+        let (in_ch, dst, wire) = (p.in_ch, p.dst.0, p.wire as u64);
+        if was & HOP_ON_IN != 0 {
+            self.hop_free(in_ch, dst, wire);
+        }
+        if was & HOP_ON_OUT != 0 {
+            let out = out.expect("a packet committed to an output is lost only as it leaves on it");
+            self.hop_free(out, dst, wire);
         }
     }
 
@@ -242,8 +240,10 @@ impl Simulation {
                 }
                 q.pop_front();
                 self.hop_hold.now_held -= 1;
-                debug_assert!(self.hop_hold.tagged.contains_key(&(h.0 as u64)), "a held packet is tagged");
-                self.hop_hold.commit(h, ch, *dst, wire);
+                let c = self.pool.cold_mut(h);
+                debug_assert!(c.hop & HOP_HELD != 0, "a held packet is marked held");
+                c.hop = (c.hop & !HOP_HELD) | HOP_ON_OUT;
+                self.hop_hold.commit(ch, *dst, wire);
                 // It was ready when it was held; it joins the queue now.
                 let now = self.clock.now;
                 let p = self.pool.hot_mut(h);

@@ -75,7 +75,8 @@ impl Simulation {
     /// A packet of a lossy class found its output queue full: it is
     /// dropped, its input buffer space returns upstream.
     pub(crate) fn drop_lossy(&mut self, h: PacketId) {
-        self.hop_forget(h);
+        // Dropped as it is routed: committed here to nothing yet.
+        self.hop_forget(h, None);
         let p = *self.pool.hot(h);
         let back = self.clock.now + self.channels.tx[p.in_ch].latency();
         if p.flags & FLAG_SWITCH_MADE == 0 && self.channels.send_back(p.in_ch, p.in_vc, p.wire, back, self.clock.now) {
@@ -92,7 +93,7 @@ impl Simulation {
     /// arrives downstream), the input buffer frees, and the source NIC's
     /// end-to-end retry timer will resend it.
     pub(crate) fn lose_on_failed_link(&mut self, h: PacketId, ch: ChannelId, at: Ps) {
-        self.hop_forget(h);
+        self.hop_forget(h, Some(ch));
         let p = *self.pool.hot(h);
         // Failed links are switch-to-switch: the packet sits in a switch input buffer.
         let back = at + self.channels.tx[p.in_ch].latency();

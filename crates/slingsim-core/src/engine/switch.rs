@@ -559,7 +559,7 @@ impl Simulation {
         }
         let retry = self.link_retry_delay(ch, wire, ser);
         if self.hop_hold.on() {
-            self.hop_left(h, to_endpoint);
+            self.hop_left(h);
         }
         if to_endpoint && self.flow_queues.on && self.pool.hot(h).kind == PacketKind::Data {
             self.send_fabric_ack(h, now);

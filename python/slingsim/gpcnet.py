@@ -9,6 +9,13 @@ congestors; nodes are placed at random (seeded) as the benchmark spreads
 its ranks over the allocation. Congestion impact: congested / isolated for
 latencies, isolated / congested for bandwidth, on the mean and the 99th
 percentile (for bandwidth, the slow tail: the 99th percentile of time).
+
+Repetition as GPCNeT's ``random_ring`` and ``allreduce_test``: the two
+random-ring tests draw ``rings`` rings in turn (GPCNeT draws 30 per
+measurement), and every test runs its untimed iterations before its timed
+ones (by default GPCNeT's: 200 for the latency test, 1 for the bandwidth
+test and the allreduce; on every ring). The latency test's figure is per
+send, half an iteration's time, as GPCNeT counts its two sends.
 """
 from __future__ import annotations
 
@@ -23,6 +30,13 @@ VICTIMS = (
     ("RR Two-sided BW+Sync (131072 B)", "gpcnet-rr-bandwidth", "bandwidth", "MiB/s/rank"),
     ("Multiple Allreduce (8 B)", "gpcnet-allreduce", "latency", "usec"),
 )
+GPCNET_WARMUP_ITERATIONS = {"gpcnet-rr-latency": 200, "gpcnet-rr-bandwidth": 1, "gpcnet-allreduce": 1}
+"""Untimed iterations GPCNeT runs before the timed ones of each test (on each ring of the ring tests):
+``p2p_latency`` loops from -200, ``p2p_neighbors`` and ``allreduce_test`` from -1."""
+RING_WORKLOADS = ("gpcnet-rr-latency", "gpcnet-rr-bandwidth")
+SENDS_PER_LATENCY_ITERATION = 2
+"""GPCNeT's latency test reports an iteration's time over its two sends (``p2p_latency``: 5e-4 x ns)."""
+MAX_RINGS = 100_000
 CONGESTORS = ("alltoall", "incast", "put-incast", "get-bcast")
 VICTIM_FRACTION = 0.2
 WARMUP_NS = 1_000_000.0
@@ -50,9 +64,12 @@ def gpcnet_configs(
     overrides: Iterable[str] = (),
     seed: Optional[int] = None,
     warmup_ns: float = WARMUP_NS,
+    rings: int = 1,
+    warmup_iterations: Optional[int] = None,
 ) -> List[Dict[str, Any]]:
-    """One ``{name, workload, kind, unit, nodes, isolated, congested}`` entry per victim test, the two configs
-    ready to run (``nodes``: the nodes the suite uses)."""
+    """One ``{name, workload, kind, unit, nodes, rings, warmup_iterations, isolated, congested}`` entry per
+    victim test, the two configs ready to run (``nodes``: the nodes the suite uses; ``iterations``: timed
+    iterations per ring; ``warmup_iterations``: untimed ones before them, None for GPCNeT's per test)."""
     base = resolve(system, overrides, seed=seed)
     base.pop("traffic", None)
     base.pop("job", None)
@@ -64,6 +81,12 @@ def gpcnet_configs(
         raise ConfigError(f"gpcnet: --ppn {ppn}: give at least one process per node")
     if iterations < 1:
         raise ConfigError(f"gpcnet: --iterations {iterations}: give at least 1")
+    if not 1 <= rings <= MAX_RINGS:
+        raise ConfigError(f"gpcnet: --rings {rings}: give between 1 and {MAX_RINGS} random rings "
+                          "(GPCNeT draws 30 per measurement)")
+    if warmup_iterations is not None and warmup_iterations < 0:
+        raise ConfigError(f"gpcnet: --warmup-iterations {warmup_iterations}: give 0 or more untimed "
+                          "iterations, or leave it out for GPCNeT's (200 latency, 1 bandwidth and allreduce)")
     unknown = [c for c in congestors if c not in CONGESTORS]
     if unknown:
         raise ConfigError(f"gpcnet: unknown congestors {unknown}; choose from {list(CONGESTORS)}")
@@ -74,26 +97,33 @@ def gpcnet_configs(
     base.setdefault("sim", {})
     out = []
     for name, workload, kind, unit in VICTIMS:
+        untimed = GPCNET_WARMUP_ITERATIONS[workload] if warmup_iterations is None else warmup_iterations
+        test_rings = rings if workload in RING_WORKLOADS else 1
+        params: Dict[str, Any] = {"warmup_iterations": untimed}
+        if workload in RING_WORKLOADS:
+            params["rings"] = test_rings
         victim = {"name": "victim", "workload": workload, "nodes": {"count": victim_nodes}, "ppn": ppn,
-                  "placement": "random", "iterations": iterations, "start_ns": warmup_ns}
+                  "placement": "random", "iterations": iterations, "start_ns": warmup_ns, "params": params}
         loaders = [{"name": f"congestor-{c}", "workload": f"gpcnet-{c}", "nodes": {"count": group}, "ppn": ppn,
                     "placement": "random", "iterations": 1, "repeat": True, "bytes": CONGESTOR_BYTES}
                    for c in congestors]
         isolated = dict(base, job=[victim])
         congested = dict(base, job=[victim, *loaders])
         out.append({"name": name, "workload": workload, "kind": kind, "unit": unit, "nodes": nodes,
+                    "rings": test_rings, "warmup_iterations": untimed,
                     "isolated": isolated, "congested": congested})
     return out
 
 
-def _figures(summary: Dict[str, Any], kind: str) -> Dict[str, Optional[float]]:
-    """Mean and 99th percentile of one victim run, in the test's unit."""
+def _figures(summary: Dict[str, Any], workload: str, kind: str) -> Dict[str, Optional[float]]:
+    """Mean and 99th percentile of one victim run, in the test's unit (the latency test's per send)."""
     timed = summary["jobs"]["victim"]["timed_ns"]
     if not timed.get("count"):
         raise ConfigError(f"gpcnet: the victim completed no iteration (end reason {summary['end_reason']!r}); "
                           "raise sim.max_time_ns")
     if kind == "latency":
-        return {"mean": timed["mean"] / 1e3, "p99": timed["p99"] / 1e3}
+        per = SENDS_PER_LATENCY_ITERATION if workload == "gpcnet-rr-latency" else 1
+        return {"mean": timed["mean"] / 1e3 / per, "p99": timed["p99"] / 1e3 / per}
     mib_s = lambda ns: BW_BYTES_PER_ITERATION / (ns * 1e-9) / 2**20  # noqa: E731
     return {"mean": mib_s(timed["mean"]), "p99": mib_s(timed["p99"])}
 
@@ -111,26 +141,32 @@ def run_gpcnet(
     progress: bool = True,
     warmup_ns: float = WARMUP_NS,
     cache: Any = True,
+    rings: int = 1,
+    warmup_iterations: Optional[int] = None,
 ) -> Dict[str, Any]:
     """Run the suite (two simulations per victim test, fanned out over Dask) and return
-    ``{system, nodes, ppn, congestors, tests: [{name, unit, isolated, congested, impact_mean, impact_p99}]}``.
-    ``scheduler`` and ``cache`` are those of :func:`slingsim.sweep.run_summaries`."""
+    ``{system, nodes, ppn, congestors, rings, tests: [{name, unit, rings, warmup_iterations, isolated, congested,
+    impact_mean, impact_p99}]}``. ``scheduler`` and ``cache`` are those of :func:`slingsim.sweep.run_summaries`;
+    ``rings`` and ``warmup_iterations`` those of :func:`gpcnet_configs`."""
     from .sweep import run_summaries
 
-    tests = gpcnet_configs(system, nodes, ppn, iterations, congestors, overrides, seed, warmup_ns)
+    tests = gpcnet_configs(system, nodes, ppn, iterations, congestors, overrides, seed, warmup_ns, rings,
+                           warmup_iterations)
     configs = [cfg for t in tests for cfg in (t["isolated"], t["congested"])]
     summaries = run_summaries(configs, scheduler, workers, progress, cache)
     rows = []
     for i, t in enumerate(tests):
         iso_s, con_s = summaries[2 * i], summaries[2 * i + 1]
-        iso, con = _figures(iso_s, t["kind"]), _figures(con_s, t["kind"])
+        iso, con = _figures(iso_s, t["workload"], t["kind"]), _figures(con_s, t["workload"], t["kind"])
+        loop_iterations = t["rings"] * (t["warmup_iterations"] + iterations)
         # Congested time over isolated time: for a bandwidth (bytes per time)
         # that is isolated over congested bandwidth, as GPCNeT reports it.
         impact = jobs.impact(iso_s, con_s, "victim")
         rows.append({
-            "name": t["name"], "unit": t["unit"], "isolated": iso, "congested": con,
+            "name": t["name"], "unit": t["unit"], "rings": t["rings"], "warmup_iterations": t["warmup_iterations"],
+            "isolated": iso, "congested": con,
             "impact_mean": impact["timed_impact_mean"], "impact_p99": impact["timed_impact_p99"],
-            "messages_per_iteration": con_s["jobs"]["victim"]["messages"] / iterations,
+            "messages_per_iteration": con_s["jobs"]["victim"]["messages"] / loop_iterations,
             "wall_s": iso_s["wall_s"] + con_s["wall_s"],
         })
     return {
@@ -138,6 +174,7 @@ def run_gpcnet(
         "nodes": tests[0]["nodes"],
         "ppn": ppn,
         "iterations": iterations,
+        "rings": rings,
         "congestors": list(congestors),
         "warmup_ns": warmup_ns,
         "tests": rows,
@@ -148,6 +185,7 @@ def key_results_text(report: Dict[str, Any]) -> str:
     """GPCNeT's "key results" table: isolated, congested and impact per victim test."""
     lines = [
         f"GPCNeT on {report['system']}: {report['nodes']} nodes, {report['ppn']} ppn, "
+        f"{report['iterations']} timed iterations per ring, {report['rings']} ring(s), "
         f"congestors: {', '.join(report['congestors']) or 'none'}",
         f"{'Name':<34}{'Isolated avg':>14}{'99%':>11}{'Congested avg':>15}{'99%':>11}"
         f"{'Impact avg':>12}{'99%':>8}  Units",

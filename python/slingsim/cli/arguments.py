@@ -58,6 +58,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    """A count that may be zero (``gpcnet --warmup-iterations``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative; give 0 or more")
+    return value
+
+
 def seed_int(text: str) -> int:
     """``--seed`` value: a non-negative integer."""
     try:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..experiments.registry import EXPERIMENTS
 from ..experiments.stop_rules import STOP_RULES
 from .arguments import (CONFIG_HELP, VersionAction, add_quiet, add_scheduler, add_set, add_store, add_study_set,
-                        parse_loads, positive_int, seed_int)
+                        non_negative_int, parse_loads, positive_int, seed_int)
 
 if TYPE_CHECKING:
     # What add_subparsers returns: argparse's type for it is private, and generic only to type checkers.
@@ -164,7 +164,14 @@ def _add_gpcnet(sub: Subcommands) -> None:
     gpc.add_argument("--nodes", type=positive_int, metavar="N", help="nodes to use (default: all of the system)")
     gpc.add_argument("--ppn", type=positive_int, default=1, metavar="P", help="processes per node (default 1)")
     gpc.add_argument("--iterations", type=positive_int, default=20, metavar="N",
-                     help="iterations of each victim test (default 20)")
+                     help="timed iterations of each victim test, per ring for the ring tests (default 20; "
+                          "GPCNeT runs 200 of the latency test and the allreduce, 8 of the bandwidth test)")
+    gpc.add_argument("--rings", type=positive_int, default=1, metavar="N",
+                     help="random rings the two ring tests draw in turn, each with its untimed and timed "
+                          "iterations (default 1; GPCNeT draws 30 per measurement)")
+    gpc.add_argument("--warmup-iterations", type=non_negative_int, metavar="N",
+                     help="untimed iterations of each test before its timed ones, on every ring "
+                          "(default GPCNeT's: 200 for the latency test, 1 for the bandwidth test and the allreduce)")
     gpc.add_argument("--congestors", default=",".join(("alltoall", "incast", "put-incast", "get-bcast")),
                      metavar="LIST", help="comma-separated congestors, or 'none' for an idle baseline "
                                           "(default: alltoall,incast,put-incast,get-bcast)")

@@ -153,6 +153,7 @@ def cmd_gpcnet(args: argparse.Namespace) -> int:
     congestors = [] if args.congestors == "none" else [c for c in args.congestors.split(",") if c]
     report = run_gpcnet(args.system, args.nodes, args.ppn, args.iterations, congestors, args.overrides,
                         args.seed, scheduler_of(args), args.workers, progress=not args.quiet,
-                        warmup_ns=args.warmup_ns, cache=store_of(args))
+                        warmup_ns=args.warmup_ns, cache=store_of(args), rings=args.rings,
+                        warmup_iterations=args.warmup_iterations)
     print(json.dumps(report) if args.json else key_results_text(report))
     return 0

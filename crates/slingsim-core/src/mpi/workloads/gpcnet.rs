@@ -11,7 +11,15 @@
 //! - `gpcnet-rr-bandwidth`: the same ring, 128 KiB messages, 8 outstanding
 //!   to each neighbour (16 receives, 16 sends, wait all), then a barrier
 //!   (the "+Sync");
-//! - `gpcnet-allreduce`: one 8 B allreduce per iteration.
+//! - both draw `params.rings` rings in turn (default 1), and on each run
+//!   `params.warmup_iterations` untimed iterations (default 0) before its
+//!   `iterations` timed ones, as GPCNeT's `random_ring` does (30 rings
+//!   per measurement; 200 untimed then 200 timed iterations of the latency
+//!   test, 1 then 8 of the bandwidth test); each ring after the first
+//!   starts with a barrier over the job's ranks (GPCNeT's barrier after
+//!   each ring);
+//! - `gpcnet-allreduce`: one 8 B allreduce per iteration, after
+//!   `params.warmup_iterations` untimed ones (default 0; GPCNeT runs 1).
 //!
 //! Congestors (run for as long as the victims, `repeat = true`), 4 KiB
 //! messages (`bytes`):
@@ -41,59 +49,118 @@ use crate::rng::Rng;
 /// Outstanding messages per neighbour of the bandwidth test.
 pub const BW_OUTSTANDING: u32 = 8;
 
-/// The random ring: position of each rank and the rank at each position.
-fn ring(spec: &Spec) -> (Vec<u32>, Vec<u32>) {
-    let mut order: Vec<u32> = (0..spec.ranks).collect();
-    Rng::new(spec.seed, 0x6C).shuffle(&mut order);
-    let mut pos = vec![0; spec.ranks as usize];
-    for (i, &r) in order.iter().enumerate() {
-        pos[r as usize] = i as u32;
+/// The most rings a random-ring test may draw.
+pub const MAX_RINGS: u32 = 100_000;
+
+/// How a random-ring test repeats: rings drawn in turn, and untimed
+/// iterations on each before its timed ones.
+#[derive(Clone, Copy, Debug)]
+pub struct Rings {
+    pub rings: u32,
+    pub warmup: u32,
+}
+
+impl Rings {
+    /// `params.rings` and `params.warmup_iterations` of `spec`, checked.
+    pub fn of(spec: &Spec) -> Result<Rings> {
+        let rings = spec.param_u32("rings", 1)?;
+        crate::limits::check_count(&format!("{}.params.rings", spec.field), rings as u64, 1, MAX_RINGS as u64, "random rings drawn in turn (GPCNeT draws 30 per measurement)")?;
+        let warmup = spec.param_u32("warmup_iterations", 0)?;
+        crate::limits::check_count(&format!("{}.params.warmup_iterations", spec.field), warmup as u64, 0, 1 << 24, "untimed iterations on each ring (GPCNeT runs 200 for the latency test, 1 for the bandwidth test)")?;
+        Ok(Rings { rings, warmup })
     }
-    (pos, order)
+
+    /// Iterations a rank runs in all, timed or not.
+    pub fn iterations(&self, timed: u32) -> u64 {
+        self.rings as u64 * (self.warmup as u64 + timed as u64)
+    }
+}
+
+/// `rings` random rings drawn in turn from one seeded stream: for each,
+/// the position of each rank and the rank at each position. The first is
+/// the ring a one-ring test has always used.
+fn rings(spec: &Spec, rings: u32) -> Vec<(Vec<u32>, Vec<u32>)> {
+    let mut rng = Rng::new(spec.seed, 0x6C);
+    (0..rings)
+        .map(|_| {
+            let mut order: Vec<u32> = (0..spec.ranks).collect();
+            rng.shuffle(&mut order);
+            let mut pos = vec![0; spec.ranks as usize];
+            for (i, &r) in order.iter().enumerate() {
+                pos[r as usize] = i as u32;
+            }
+            (pos, order)
+        })
+        .collect()
 }
 
 /// Random-ring exchange with both neighbours: `per` messages of `bytes`
-/// each way per neighbour, timed; a barrier after each iteration if `sync`.
+/// each way per neighbour; a barrier after each iteration if `sync`. On
+/// each of `params.rings` rings, `params.warmup_iterations` untimed
+/// iterations, then `iterations` timed ones.
 pub fn random_ring(spec: &Spec, bytes: u64, per: u32, sync: bool) -> Result<Program> {
     let n = spec.ranks;
+    let how = Rings::of(spec)?;
+    // Ops per rank and iteration: the receives and sends, the wait, the
+    // barrier, the timer and the iteration's end.
+    let per_iteration = 4 * per as u64 + 5;
+    crate::limits::program_fits(&format!("{}.iterations", spec.field), u32::try_from(how.iterations(spec.iterations)).unwrap_or(u32::MAX), per_iteration * n as u64)?;
     let mut p = Program::new(n);
-    let (pos, order) = ring(spec);
-    for (r, ops) in p.ops.iter_mut().enumerate() {
-        let i = pos[r];
-        let left = order[((i + n - 1) % n) as usize] as i32;
-        let right = order[((i + 1) % n) as usize] as i32;
-        for _ in 0..spec.iterations {
-            ops.push(Op::TimerStart);
-            let mut req = 0;
-            for peer in [left, right] {
-                for _ in 0..per {
-                    ops.push(Op::Irecv { comm: 0, peer, tag: 0, bytes, req });
-                    req += 1;
-                }
-            }
-            for peer in [left, right] {
-                for _ in 0..per {
-                    ops.push(Op::Isend { comm: 0, peer, tag: 0, bytes, req });
-                    req += 1;
-                }
-            }
-            ops.push(Op::Wait { reqs: (0..req).collect() });
-            if sync {
+    for (k, (pos, order)) in rings(spec, how.rings).iter().enumerate() {
+        for (r, ops) in p.ops.iter_mut().enumerate() {
+            let i = pos[r];
+            let left = order[((i + n - 1) % n) as usize] as i32;
+            let right = order[((i + 1) % n) as usize] as i32;
+            if k > 0 {
                 ops.push(Op::Coll { kind: Collective::Barrier, comm: 0, bytes: 0, root: 0, counts: None, req: None });
             }
-            ops.push(Op::TimerStop);
-            ops.push(Op::IterationEnd);
+            for it in 0..how.warmup + spec.iterations {
+                let timed = it >= how.warmup;
+                if timed {
+                    ops.push(Op::TimerStart);
+                }
+                let mut req = 0;
+                for peer in [left, right] {
+                    for _ in 0..per {
+                        ops.push(Op::Irecv { comm: 0, peer, tag: 0, bytes, req });
+                        req += 1;
+                    }
+                }
+                for peer in [left, right] {
+                    for _ in 0..per {
+                        ops.push(Op::Isend { comm: 0, peer, tag: 0, bytes, req });
+                        req += 1;
+                    }
+                }
+                ops.push(Op::Wait { reqs: (0..req).collect() });
+                if sync {
+                    ops.push(Op::Coll { kind: Collective::Barrier, comm: 0, bytes: 0, root: 0, counts: None, req: None });
+                }
+                if timed {
+                    ops.push(Op::TimerStop);
+                }
+                ops.push(Op::IterationEnd);
+            }
         }
     }
     Ok(p)
 }
 
-/// Timed 8 B allreduces.
+/// Timed 8 B allreduces, after `params.warmup_iterations` untimed ones
+/// (default 0; GPCNeT runs one before each 200 timed).
 pub fn allreduce(spec: &Spec) -> Result<Program> {
+    let warmup = spec.param_u32("warmup_iterations", 0)?;
+    crate::limits::check_count(&format!("{}.params.warmup_iterations", spec.field), warmup as u64, 0, 1 << 24, "untimed allreduces before the timed ones (GPCNeT runs 1)")?;
+    let all = warmup as u64 + spec.iterations as u64;
+    crate::limits::program_fits(&format!("{}.iterations", spec.field), u32::try_from(all).unwrap_or(u32::MAX), 4 * spec.ranks as u64)?;
     let mut p = Program::new(spec.ranks);
+    let allreduce = Op::Coll { kind: Collective::Allreduce, comm: 0, bytes: 8, root: 0, counts: None, req: None };
     for ops in p.ops.iter_mut() {
+        for _ in 0..warmup {
+            ops.extend([allreduce.clone(), Op::IterationEnd]);
+        }
         for _ in 0..spec.iterations {
-            ops.extend([Op::TimerStart, Op::Coll { kind: Collective::Allreduce, comm: 0, bytes: 8, root: 0, counts: None, req: None }, Op::TimerStop, Op::IterationEnd]);
+            ops.extend([Op::TimerStart, allreduce.clone(), Op::TimerStop, Op::IterationEnd]);
         }
     }
     Ok(p)
@@ -133,7 +200,7 @@ mod tests {
     fn ring_neighbours_are_mutual() {
         let m = check::Params::new();
         let s = check::spec(&m, 10, 4096, 1, 0.0, 7);
-        let (pos, order) = ring(&s);
+        let (pos, order) = rings(&s, 1).remove(0);
         for r in 0..s.ranks {
             assert_eq!(order[pos[r as usize] as usize], r);
         }
@@ -146,6 +213,68 @@ mod tests {
         }
         let bw = random_ring(&s, 131_072, BW_OUTSTANDING, true).unwrap();
         assert_eq!(bw.ops[0].iter().filter(|o| matches!(o, Op::Isend { .. })).count(), 16);
+    }
+
+    /// GPCNeT's repetition: rings drawn in turn, each starting (after the
+    /// first) with a barrier, with untimed iterations before its timed
+    /// ones; one ring and no warm-up is the program a ring test always had.
+    #[test]
+    fn rings_are_redrawn_with_untimed_iterations_first() {
+        let mut m = check::Params::new();
+        m.insert("rings".into(), serde_json::json!(3));
+        m.insert("warmup_iterations".into(), serde_json::json!(2));
+        let s = check::spec(&m, 10, 8, 4, 0.0, 7);
+        let p = random_ring(&s, 8, 1, false).unwrap();
+        check::consistent(&p);
+        let count = |ops: &Vec<Op>, f: fn(&Op) -> bool| ops.iter().filter(|o| f(o)).count();
+        for ops in &p.ops {
+            assert_eq!(count(ops, |o| matches!(o, Op::TimerStart)), 3 * 4, "timed: 4 per ring");
+            assert_eq!(count(ops, |o| matches!(o, Op::IterationEnd)), 3 * (2 + 4), "every iteration ends");
+            assert_eq!(count(ops, |o| matches!(o, Op::Coll { kind: Collective::Barrier, .. })), 2, "one before each ring but the first");
+            // The first two iterations of each ring run untimed.
+            assert!(!matches!(ops[0], Op::TimerStart), "a ring starts with its untimed iterations");
+        }
+        // Each rank's neighbours change from ring to ring for some rank.
+        let drawn = rings(&s, 3);
+        assert!(drawn.windows(2).all(|w| w[0].1 != w[1].1), "each ring is a new order");
+        let peers = |ops: &Vec<Op>| ops.iter().filter_map(|o| match o { Op::Isend { peer, .. } => Some(*peer), _ => None }).collect::<Vec<_>>();
+        assert!(p.ops.iter().any(|ops| peers(ops)[0] != peers(ops)[12]), "neighbours differ between rings");
+
+        // One ring and no warm-up: the program the test always had.
+        let plain = check::Params::new();
+        let mut one = check::Params::new();
+        one.insert("rings".into(), serde_json::json!(1));
+        one.insert("warmup_iterations".into(), serde_json::json!(0));
+        let (a, b) = (random_ring(&check::spec(&plain, 10, 8, 4, 0.0, 7), 8, 1, false).unwrap(), random_ring(&check::spec(&one, 10, 8, 4, 0.0, 7), 8, 1, false).unwrap());
+        assert_eq!(format!("{:?}", a.ops), format!("{:?}", b.ops));
+    }
+
+    #[test]
+    fn allreduce_runs_its_untimed_ones_first() {
+        let m = check::params(serde_json::json!({"warmup_iterations": 1}));
+        let p = allreduce(&check::spec(&m, 6, 8, 3, 0.0, 0)).unwrap();
+        check::consistent(&p);
+        for ops in &p.ops {
+            assert!(matches!(ops[0], Op::Coll { kind: Collective::Allreduce, .. }), "the untimed one comes first");
+            assert_eq!(ops.iter().filter(|o| matches!(o, Op::TimerStart)).count(), 3);
+            assert_eq!(ops.iter().filter(|o| matches!(o, Op::Coll { .. })).count(), 4);
+        }
+    }
+
+    #[test]
+    fn ring_counts_out_of_range_are_refused_naming_the_field() {
+        for (key, v, says) in [("rings", 0u64, "rings"), ("rings", 1_000_000, "rings"), ("warmup_iterations", 1 << 30, "warmup_iterations")] {
+            let mut m = check::Params::new();
+            m.insert(key.into(), serde_json::json!(v));
+            let e = random_ring(&check::spec(&m, 10, 8, 4, 0.0, 7), 8, 1, false).unwrap_err().to_string();
+            assert!(e.contains(&format!("job[0].params.{says}")), "{e}");
+        }
+        // Rings and warm-ups that would not fit in memory are refused too.
+        let mut m = check::Params::new();
+        m.insert("rings".into(), serde_json::json!(100_000));
+        m.insert("warmup_iterations".into(), serde_json::json!(10_000));
+        let e = random_ring(&check::spec(&m, 1000, 8, 200, 0.0, 7), 8, 1, false).unwrap_err().to_string();
+        assert!(e.contains("job[0].iterations"), "{e}");
     }
 
     /// GPCNeT's congestors, per iteration: one message from each non-root

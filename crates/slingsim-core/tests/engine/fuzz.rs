@@ -147,6 +147,21 @@ proptest! {
         build_and_run(&cfg);
     }
 
+    /// GPCNeT's victims with spoiled repetition: rings, untimed and timed
+    /// iterations of any size end in a result or a named error.
+    #[test]
+    fn spoiled_gpcnet_victims_end_in_a_result_or_an_error(
+        workload in prop_oneof![Just("gpcnet-rr-latency"), Just("gpcnet-rr-bandwidth"), Just("gpcnet-allreduce")],
+        rings in plausible(), warmup in plausible(), iterations in plausible(), count in 0u32..14,
+    ) {
+        let mut cfg = base();
+        cfg["traffic"] = json!([]);
+        cfg["sim"]["max_time_ns"] = json!(2_000_000);
+        cfg["job"] = json!([{"name": "v", "workload": workload, "nodes": {"count": count}, "iterations": iterations,
+                             "params": {"rings": rings, "warmup_iterations": warmup}}]);
+        build_and_run(&cfg);
+    }
+
     #[test]
     fn arbitrary_json_never_panics_the_reader(v in value()) {
         let _ = slingsim_core::Config::from_json(&v.to_string());

@@ -30,6 +30,9 @@ VICTIMS = (
     ("RR Two-sided BW+Sync (131072 B)", "gpcnet-rr-bandwidth", "bandwidth", "MiB/s/rank"),
     ("Multiple Allreduce (8 B)", "gpcnet-allreduce", "latency", "usec"),
 )
+GPCNET_ITERATIONS = {"gpcnet-rr-latency": 200, "gpcnet-rr-bandwidth": 8, "gpcnet-allreduce": 200}
+"""Timed iterations GPCNeT runs of each test (on each ring of the ring tests): ``NUM_LAT_ITERS``,
+``NUM_BW_ITERS`` and ``NUM_ALLREDUCE_ITERS`` of its ``network_load_test.c``."""
 GPCNET_WARMUP_ITERATIONS = {"gpcnet-rr-latency": 200, "gpcnet-rr-bandwidth": 1, "gpcnet-allreduce": 1}
 """Untimed iterations GPCNeT runs before the timed ones of each test (on each ring of the ring tests):
 ``p2p_latency`` loops from -200, ``p2p_neighbors`` and ``allreduce_test`` from -1."""
@@ -59,7 +62,7 @@ def gpcnet_configs(
     system: Any,
     nodes: Optional[int] = None,
     ppn: int = 1,
-    iterations: int = 20,
+    iterations: Optional[int] = None,
     congestors: Sequence[str] = CONGESTORS,
     overrides: Iterable[str] = (),
     seed: Optional[int] = None,
@@ -67,9 +70,10 @@ def gpcnet_configs(
     rings: int = 1,
     warmup_iterations: Optional[int] = None,
 ) -> List[Dict[str, Any]]:
-    """One ``{name, workload, kind, unit, nodes, rings, warmup_iterations, isolated, congested}`` entry per
-    victim test, the two configs ready to run (``nodes``: the nodes the suite uses; ``iterations``: timed
-    iterations per ring; ``warmup_iterations``: untimed ones before them, None for GPCNeT's per test)."""
+    """One ``{name, workload, kind, unit, nodes, rings, iterations, warmup_iterations, isolated, congested}``
+    entry per victim test, the two configs ready to run (``nodes``: the nodes the suite uses; ``iterations``:
+    timed iterations per ring, None for GPCNeT's per test; ``warmup_iterations``: untimed ones before them,
+    None for GPCNeT's per test)."""
     base = resolve(system, overrides, seed=seed)
     base.pop("traffic", None)
     base.pop("job", None)
@@ -79,8 +83,9 @@ def gpcnet_configs(
         raise ConfigError(f"gpcnet: --nodes {nodes}: give between 5 and the system's {total} nodes")
     if ppn < 1:
         raise ConfigError(f"gpcnet: --ppn {ppn}: give at least one process per node")
-    if iterations < 1:
-        raise ConfigError(f"gpcnet: --iterations {iterations}: give at least 1")
+    if iterations is not None and iterations < 1:
+        raise ConfigError(f"gpcnet: --iterations {iterations}: give at least 1, or leave it out for GPCNeT's "
+                          "(200 latency, 8 bandwidth, 200 allreduce)")
     if not 1 <= rings <= MAX_RINGS:
         raise ConfigError(f"gpcnet: --rings {rings}: give between 1 and {MAX_RINGS} random rings "
                           "(GPCNeT draws 30 per measurement)")
@@ -98,19 +103,20 @@ def gpcnet_configs(
     out = []
     for name, workload, kind, unit in VICTIMS:
         untimed = GPCNET_WARMUP_ITERATIONS[workload] if warmup_iterations is None else warmup_iterations
+        timed = GPCNET_ITERATIONS[workload] if iterations is None else iterations
         test_rings = rings if workload in RING_WORKLOADS else 1
         params: Dict[str, Any] = {"warmup_iterations": untimed}
         if workload in RING_WORKLOADS:
             params["rings"] = test_rings
         victim = {"name": "victim", "workload": workload, "nodes": {"count": victim_nodes}, "ppn": ppn,
-                  "placement": "random", "iterations": iterations, "start_ns": warmup_ns, "params": params}
+                  "placement": "random", "iterations": timed, "start_ns": warmup_ns, "params": params}
         loaders = [{"name": f"congestor-{c}", "workload": f"gpcnet-{c}", "nodes": {"count": group}, "ppn": ppn,
                     "placement": "random", "iterations": 1, "repeat": True, "bytes": CONGESTOR_BYTES}
                    for c in congestors]
         isolated = dict(base, job=[victim])
         congested = dict(base, job=[victim, *loaders])
         out.append({"name": name, "workload": workload, "kind": kind, "unit": unit, "nodes": nodes,
-                    "rings": test_rings, "warmup_iterations": untimed,
+                    "rings": test_rings, "iterations": timed, "warmup_iterations": untimed,
                     "isolated": isolated, "congested": congested})
     return out
 
@@ -132,7 +138,7 @@ def run_gpcnet(
     system: Any,
     nodes: Optional[int] = None,
     ppn: int = 1,
-    iterations: int = 20,
+    iterations: Optional[int] = None,
     congestors: Sequence[str] = CONGESTORS,
     overrides: Iterable[str] = (),
     seed: Optional[int] = None,
@@ -145,7 +151,7 @@ def run_gpcnet(
     warmup_iterations: Optional[int] = None,
 ) -> Dict[str, Any]:
     """Run the suite (two simulations per victim test, fanned out over Dask) and return
-    ``{system, nodes, ppn, congestors, rings, tests: [{name, unit, rings, warmup_iterations, isolated, congested,
+    ``{system, nodes, ppn, congestors, rings, tests: [{name, unit, rings, iterations, warmup_iterations, isolated, congested,
     impact_mean, impact_p99}]}``. ``scheduler`` and ``cache`` are those of :func:`slingsim.sweep.run_summaries`;
     ``rings`` and ``warmup_iterations`` those of :func:`gpcnet_configs`."""
     from .sweep import run_summaries
@@ -158,12 +164,13 @@ def run_gpcnet(
     for i, t in enumerate(tests):
         iso_s, con_s = summaries[2 * i], summaries[2 * i + 1]
         iso, con = _figures(iso_s, t["workload"], t["kind"]), _figures(con_s, t["workload"], t["kind"])
-        loop_iterations = t["rings"] * (t["warmup_iterations"] + iterations)
+        loop_iterations = t["rings"] * (t["warmup_iterations"] + t["iterations"])
         # Congested time over isolated time: for a bandwidth (bytes per time)
         # that is isolated over congested bandwidth, as GPCNeT reports it.
         impact = jobs.impact(iso_s, con_s, "victim")
         rows.append({
-            "name": t["name"], "unit": t["unit"], "rings": t["rings"], "warmup_iterations": t["warmup_iterations"],
+            "name": t["name"], "unit": t["unit"], "rings": t["rings"], "iterations": t["iterations"],
+            "warmup_iterations": t["warmup_iterations"],
             "isolated": iso, "congested": con,
             "impact_mean": impact["timed_impact_mean"], "impact_p99": impact["timed_impact_p99"],
             "messages_per_iteration": con_s["jobs"]["victim"]["messages"] / loop_iterations,
@@ -183,10 +190,12 @@ def run_gpcnet(
 
 def key_results_text(report: Dict[str, Any]) -> str:
     """GPCNeT's "key results" table: isolated, congested and impact per victim test."""
+    timed = "/".join(str(t["iterations"]) for t in report["tests"])
+    untimed = "/".join(str(t["warmup_iterations"]) for t in report["tests"])
     lines = [
         f"GPCNeT on {report['system']}: {report['nodes']} nodes, {report['ppn']} ppn, "
-        f"{report['iterations']} timed iterations per ring, {report['rings']} ring(s), "
         f"congestors: {', '.join(report['congestors']) or 'none'}",
+        f"{report['rings']} ring(s); per ring {timed} timed and {untimed} untimed iterations (latency/bandwidth/allreduce)",
         f"{'Name':<34}{'Isolated avg':>14}{'99%':>11}{'Congested avg':>15}{'99%':>11}"
         f"{'Impact avg':>12}{'99%':>8}  Units",
     ]

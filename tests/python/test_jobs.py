@@ -115,6 +115,16 @@ def test_gpcnet_rings_are_redrawn_and_the_latency_is_per_send():
         gpcnet_configs(medium, nodes=50, warmup_iterations=-1)
 
 
+def test_gpcnet_runs_gpcnets_iteration_counts_unless_told():
+    medium = dict(SMALL, topology={"groups": 5, "switches_per_group": 4, "endpoints_per_switch": 4, "global_ports_per_switch": 2})
+    tests = gpcnet_configs(medium, nodes=50, congestors=[])
+    jobs = [t["isolated"]["job"][0] for t in tests]
+    assert [j["iterations"] for j in jobs] == [200, 8, 200]  # NUM_LAT_ITERS, NUM_BW_ITERS, NUM_ALLREDUCE_ITERS
+    assert [j["params"]["warmup_iterations"] for j in jobs] == [200, 1, 1]
+    told = gpcnet_configs(medium, nodes=50, congestors=[], iterations=5, warmup_iterations=0)
+    assert [t["isolated"]["job"][0]["iterations"] for t in told] == [5, 5, 5]
+
+
 def test_gpcnet_congestors_slow_the_victims_without_congestion_control():
     medium = dict(SMALL, topology={"groups": 5, "switches_per_group": 4, "endpoints_per_switch": 4, "global_ports_per_switch": 2})
     report = run_gpcnet(medium, iterations=3, scheduler="sync")

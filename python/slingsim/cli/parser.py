@@ -163,9 +163,9 @@ def _add_gpcnet(sub: Subcommands) -> None:
     gpc.add_argument("system", metavar="SYSTEM", help=CONFIG_HELP)
     gpc.add_argument("--nodes", type=positive_int, metavar="N", help="nodes to use (default: all of the system)")
     gpc.add_argument("--ppn", type=positive_int, default=1, metavar="P", help="processes per node (default 1)")
-    gpc.add_argument("--iterations", type=positive_int, default=20, metavar="N",
-                     help="timed iterations of each victim test, per ring for the ring tests (default 20; "
-                          "GPCNeT runs 200 of the latency test and the allreduce, 8 of the bandwidth test)")
+    gpc.add_argument("--iterations", type=positive_int, metavar="N",
+                     help="timed iterations of each victim test, per ring for the ring tests (default GPCNeT's: "
+                          "200 of the latency test and the allreduce, 8 of the bandwidth test)")
     gpc.add_argument("--rings", type=positive_int, default=1, metavar="N",
                      help="random rings the two ring tests draw in turn, each with its untimed and timed "
                           "iterations (default 1; GPCNeT draws 30 per measurement)")

@@ -10,6 +10,7 @@ from slingsim.cli import main
 from slingsim.experiments.registry import EXPERIMENTS
 from slingsim.validation import (
     CLAIMS,
+    FULL_MODE_READS,
     KNOWN_CAUSES,
     Outcome,
     claim_row,
@@ -157,6 +158,18 @@ def test_the_report_gives_a_cause_for_every_difference_and_only_for_differences(
     assert "(experiments.md#slingsim-experiment-bursty-incast)" in text
     assert "switch-latency`, mean switch latency (ns) (ordering fails" in text
     assert markdown([agrees], True, "slingsim validate --quick", "2026-11-29").count("Where ours differs") == 0
+
+
+def test_a_quick_report_lists_what_full_mode_reads_otherwise():
+    """Fig. 10's Slingshot row holds in quick mode and fails in full: a quick report says so below its
+    table even though the row agrees there; a full report, whose own verdict is the full one, does not."""
+    assert set(FULL_MODE_READS) <= {(c.experiment, c.quantity) for c in CLAIMS}
+    row = claim_row(claim("congestion-distribution", "Slingshot, worst impact over the cases"),
+                    Outcome([], {"slingshot_max_impact": {"linear": 1.04, "interleaved": 1.02, "random": 1.03}}))
+    assert row["ordering_holds"] is True and "4.14x" in row["full_mode_reads"]
+    quick = markdown([row], True, "slingsim validate --quick", "2026-11-30")
+    assert "## Where full mode reads otherwise" in quick and "4.14x" in quick
+    assert "Where full mode reads otherwise" not in markdown([row], False, "slingsim validate", "2026-11-30")
 
 
 def test_cli_refuses_unknown_only(capsys):

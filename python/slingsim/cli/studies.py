@@ -111,7 +111,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(json.dumps({"quick": args.quick, "counts": counts, "claims": rows,
                           "overrides": list(args.overrides), "out": str(out)}))
     else:
-        _print_validation(rows, counts, out)
+        _print_validation(rows, counts, out, args.quick)
     unmatched = applied.unmatched()
     if unmatched:
         print(f"error: {unmatched_message(unmatched, 'the recipes validated')}", file=sys.stderr)
@@ -132,14 +132,17 @@ def _recipe_reporter(quiet: bool) -> Callable[[str, Outcome], None]:
     return said
 
 
-def _print_validation(rows: List[Dict[str, Any]], counts: Dict[str, int], out: Path) -> None:
-    """The validation table, each claim that differs and its cause, the counts and the folder."""
+def _print_validation(rows: List[Dict[str, Any]], counts: Dict[str, int], out: Path, quick: bool) -> None:
+    """The validation table, each claim that differs and its cause, what full mode reads otherwise (in a
+    quick run), the counts and the folder."""
     from ..report import text_table
-    from ..validation import HEADERS, difference_lines, table_cells
+    from ..validation import HEADERS, difference_lines, full_mode_lines, table_cells
 
     print(text_table(HEADERS, [table_cells(r) for r in rows], left=5))
     for line in difference_lines(rows):
         print(f"differs: {line}")
+    for line in full_mode_lines(rows, quick):
+        print(f"full mode reads otherwise: {line}")
     print(f"orderings: {counts['ordering_holds']} hold, {counts['ordering_fails']} do not, "
           f"{counts['ordering_unread']} unread; within 2x: {counts['within_2x']}, outside: "
           f"{counts['outside_2x']}; recipes failed: {counts['recipes_failed']}")

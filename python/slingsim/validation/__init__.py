@@ -13,7 +13,8 @@ The package, in the order a row is made:
 
 - ``readers.py``: :class:`Outcome`, what one recipe produced, and the readers claims take of it;
 - ``claims.py``: :class:`Claim` and :data:`CLAIMS`, every claim in the order of the table;
-- ``causes.py``: :data:`KNOWN_CAUSES`, the cause the measurements found for each difference;
+- ``causes.py``: :data:`KNOWN_CAUSES`, the cause the measurements found for each difference, and
+  :data:`FULL_MODE_READS`, what full mode found where it reads a claim otherwise than quick mode;
 - ``rows.py``: :func:`claim_row`, a claim's row with its verdicts, and the counts of the rows;
 - ``report.py``: the rows as text, the table's cells and the Markdown of docs/validation.md;
 - ``run.py``: :func:`run_validation`, which runs the recipes and returns the rows.
@@ -24,16 +25,18 @@ for the whole validation; a recipe that fails is reported as such and the others
 from __future__ import annotations
 
 # The package's interface: what the CLI, the tests and scripts import from ``slingsim.validation``.
-from .causes import KNOWN_CAUSES
+from .causes import FULL_MODE_READS, KNOWN_CAUSES
 from .claims import CLAIMS, Claim, experiments_of
 from .readers import ALONE_FRACTION, TABLE_2_NETWORKS, Outcome, check
-from .report import HEADERS, difference_line, difference_lines, experiments_anchor, markdown, table_cells
+from .report import (HEADERS, difference_line, difference_lines, experiments_anchor, full_mode_line, full_mode_lines,
+                     markdown, table_cells)
 from .rows import MAGNITUDE_FACTOR, claim_row, differing, differs, shares_status, summary_counts, within_factor
 from .run import run_recipe, run_validation
 
 __all__ = [
     "ALONE_FRACTION",
     "CLAIMS",
+    "FULL_MODE_READS",
     "HEADERS",
     "KNOWN_CAUSES",
     "MAGNITUDE_FACTOR",
@@ -47,6 +50,8 @@ __all__ = [
     "differing",
     "differs",
     "experiments_anchor",
+    "full_mode_line",
+    "full_mode_lines",
     "experiments_of",
     "markdown",
     "run_recipe",

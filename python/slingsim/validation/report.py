@@ -24,6 +24,16 @@ def difference_lines(rows: Sequence[Dict[str, Any]]) -> List[str]:
     return [difference_line(r) for r in differing(rows)]
 
 
+def full_mode_line(row: Dict[str, Any]) -> str:
+    """What full mode found for a row it reads otherwise than quick mode."""
+    return f"{row['figure']} `{row['experiment']}`, {row['quantity']}: {row['full_mode_reads']}"
+
+
+def full_mode_lines(rows: Sequence[Dict[str, Any]], quick: bool) -> List[str]:
+    """In a quick report, one line per row whose full-mode reading differs (:func:`full_mode_line`)."""
+    return [full_mode_line(r) for r in rows if quick and not r["error"] and r.get("full_mode_reads")]
+
+
 def experiments_anchor(experiment: str) -> str:
     """The link to a recipe's section of docs/experiments.md, from docs/validation.md."""
     return f"experiments.md#slingsim-experiment-{experiment}"
@@ -82,6 +92,11 @@ def markdown(rows: Sequence[Dict[str, Any]], quick: bool, command: str, date: st
                   "and how they were measured).", ""]
         for r in departing:
             lines.append(f"- {difference_line(r)} ([{r['experiment']}]({experiments_anchor(r['experiment'])}))")
+    full = full_mode_lines(rows, quick)
+    if full:
+        lines += ["", "## Where full mode reads otherwise", "",
+                  "Rows whose verdict above, from quick mode, a full-mode run does not share, with what it found.", ""]
+        lines += [f"- {line}" for line in full]
     failed = [r for r in rows if r["error"]]
     if failed:
         lines += ["", "Recipes that failed:", ""]

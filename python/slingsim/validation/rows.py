@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from .causes import KNOWN_CAUSES
+from .causes import FULL_MODE_READS, KNOWN_CAUSES
 from .claims import Claim
 from .readers import Outcome
 
@@ -60,6 +60,7 @@ def claim_row(claim: Claim, outcome: Outcome) -> Dict[str, Any]:
         "error": outcome.error,
         "recipe_s": round(outcome.seconds, 1),
         "known_cause": KNOWN_CAUSES.get((claim.experiment, claim.quantity)),
+        "full_mode_reads": FULL_MODE_READS.get((claim.experiment, claim.quantity)),
     }
 
 

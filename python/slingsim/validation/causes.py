@@ -113,8 +113,9 @@ FULL_MODE_READS: Dict[Tuple[str, str], str] = {
         "128 B alltoall on 10% of the nodes, linear, beside the all-to-all with 24 processes per node, which keeps "
         "the fabric itself full (its own packets' p99 45 us); interleaved and random read the paper's 2.3 (2.32x, "
         "2.19x), and without congestion management the same point reads 14.0x; quick mode's 96 Malbec nodes sit "
-        "in one group, where that all-to-all leaves the victim at 1.00x, so quick cannot show it; why the linear "
-        "victim, which fills 7 whole switches, pays twice what the others pay is not established",
+        "in one group, where that all-to-all leaves the victim at 1.00x, so quick cannot show it; the linear "
+        "victim fills 7 whole switches, and part of its excess is its rank order (2.5-3.2x with its ranks "
+        "shuffled over the same nodes); the rest is not established",
 }
 """What a full-mode run found for a claim whose verdict it reads otherwise than quick mode, keyed as
 :data:`KNOWN_CAUSES`: a quick report lists these below its table, so a row that holds in quick mode

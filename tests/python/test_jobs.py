@@ -113,6 +113,10 @@ def test_gpcnet_rings_are_redrawn_and_the_latency_is_per_send():
         gpcnet_configs(medium, nodes=50, rings=0)
     with pytest.raises(ConfigError, match="--warmup-iterations -1"):
         gpcnet_configs(medium, nodes=50, warmup_iterations=-1)
+    # What the engine refuses is named by the option that set it, not traced as a default of the config.
+    with pytest.raises(ConfigError, match="^gpcnet: --rings: must be between 1 and 100000") as err:
+        run_gpcnet(medium, nodes=50, iterations=3, congestors=[], scheduler="sync", rings=1_000_000)
+    assert err.value.field == "job[0].params.rings" and err.value.origin == "--rings"
 
 
 def test_gpcnet_runs_gpcnets_iteration_counts_unless_told():

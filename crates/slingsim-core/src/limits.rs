@@ -99,13 +99,20 @@ pub const PROGRAM_OPS: u64 = 100_000_000;
 /// should run for as long as the simulation runs says so with
 /// `repeat = true` instead.
 pub fn program_fits(field: &str, iterations: u32, ops_once: u64) -> Result<()> {
-    let total = ops_once.saturating_mul(iterations as u64);
+    program_fits_with(field, iterations, 0, ops_once)
+}
+
+/// As [`program_fits`], for a program that also holds `fixed` operations
+/// however many iterations it runs (untimed warm-up, say).
+pub fn program_fits_with(field: &str, iterations: u32, fixed: u64, ops_once: u64) -> Result<()> {
+    let total = ops_once.saturating_mul(iterations as u64).saturating_add(fixed);
     if total > PROGRAM_OPS {
-        let most = (PROGRAM_OPS / ops_once.max(1)).max(1);
+        let most = (PROGRAM_OPS.saturating_sub(fixed) / ops_once.max(1)).max(1);
+        let plus = if fixed > 0 { format!(" plus {fixed} run once") } else { String::new() };
         return Err(ConfigError::new(
             field,
             format!(
-                "{iterations} iterations of {ops_once} MPI operations each (over all ranks) would hold {total} operations in memory, more than the {PROGRAM_OPS} a program may hold; use at most {most} iterations, or repeat = true with sim.max_time_ns to run the job for as long as the simulation runs"
+                "{iterations} iterations of {ops_once} MPI operations each (over all ranks){plus} would hold {total} operations in memory, more than the {PROGRAM_OPS} a program may hold; use at most {most} iterations, or repeat = true with sim.max_time_ns to run the job for as long as the simulation runs"
             ),
         ));
     }

@@ -47,12 +47,17 @@ def parse_loads(text: str) -> List[float]:
     return loads
 
 
+def _whole(text: str, what: str = "an integer") -> int:
+    """The integer ``text`` holds, or an argparse error saying it is not ``what``."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+
+
 def positive_int(text: str) -> int:
     """``--workers`` value: an integer of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} must be 1 or more")
     return value
@@ -60,10 +65,7 @@ def positive_int(text: str) -> int:
 
 def non_negative_int(text: str) -> int:
     """A count that may be zero (``gpcnet --warmup-iterations``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    value = _whole(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"{value} is negative; give 0 or more")
     return value
@@ -71,10 +73,7 @@ def non_negative_int(text: str) -> int:
 
 def seed_int(text: str) -> int:
     """``--seed`` value: a non-negative integer."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer seed") from None
+    value = _whole(text, "an integer seed")
     if value < 0:
         raise argparse.ArgumentTypeError(f"{value} is negative; seeds are 0 or more")
     return value

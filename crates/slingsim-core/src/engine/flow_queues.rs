@@ -148,26 +148,18 @@ impl Simulation {
         self.fabric_ack_of(h, None, start, at);
     }
 
-    /// Data packet `h` joined the queue of a congested edge output: its
-    /// egress switch sends its ingress switch a congestion ack with
-    /// `marks` at `start`, acking no bytes (the packet's departure acks
-    /// them as usual).
-    pub(crate) fn send_congestion_ack(&mut self, h: PacketId, marks: Marks, start: Ps) {
-        let at = self.net.endpoint_up[self.pool.hot(h).dst];
+    /// Data packet `h` joined the queue of a congested edge output, or is
+    /// held for one at a hop (`held_at`: the link into that switch,
+    /// `engine::hop_hold`): that switch sends the flow's ingress switch a
+    /// congestion ack with `marks` at `start`, acking no bytes (the
+    /// packet's departure acks them as usual). A hop's ack round trip is
+    /// the data's path to the hop and the ack's back from it.
+    pub(crate) fn send_congestion_ack(&mut self, h: PacketId, marks: Marks, start: Ps, held_at: Option<ChannelId>) {
+        let at = held_at.unwrap_or(self.net.endpoint_up[self.pool.hot(h).dst]);
         let id = self.fabric_ack_of(h, Some(marks), start, at);
         if self.hop_hold.on() {
-            self.hop_hold.ack_sent(id, start, false);
+            self.hop_hold.ack_sent(id, start, held_at.is_some());
         }
-    }
-
-    /// Data packet `h`, in the switch that link `at` leads into, is held
-    /// there for a congested edge port (`engine::hop_hold`): that switch
-    /// sends the flow's ingress switch a congestion ack with `marks`,
-    /// acking no bytes. Its round trip is the data's path to this hop and
-    /// the ack's back from it.
-    pub(crate) fn send_hop_congestion_ack(&mut self, h: PacketId, marks: Marks, start: Ps, at: ChannelId) {
-        let id = self.fabric_ack_of(h, Some(marks), start, at);
-        self.hop_hold.ack_sent(id, start, true);
     }
 
     /// A fabric ack for data packet `h`, made at `start` in the switch
@@ -217,10 +209,11 @@ impl Simulation {
             }
         }
         self.signals.add_return_path(id, p.path_latency());
-        if self.hop_hold.on() {
+        let a = self.signals.take(id);
+        if a.wire == 0 && self.hop_hold.on() {
+            // A congestion ack (it acks no bytes): its delay counts.
             self.hop_hold.ack_arrived(id, self.clock.now);
         }
-        let a = self.signals.take(id);
         self.measure.control.arrived[PacketKind::FabricAck.index()] += 1;
         if a.marks.level > 0 {
             self.measure.stats[a.source as usize].congestion_signals += 1;
@@ -234,10 +227,10 @@ impl Simulation {
     /// stops counting the acked bytes (as its tracking would once the
     /// flow's later acks show them gone), without a congestion signal.
     pub(crate) fn fabric_ack_lost(&mut self, id: u32) {
-        if self.hop_hold.on() {
+        let a = self.signals.take(id);
+        if a.wire == 0 && self.hop_hold.on() {
             self.hop_hold.ack_lost(id);
         }
-        let a = self.signals.take(id);
         self.cc.on_fabric_drop(a.src, a.dst, a.wire);
         self.settle_flow(a.src, a.dst);
     }

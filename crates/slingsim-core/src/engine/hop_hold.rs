@@ -167,7 +167,7 @@ impl Simulation {
                 // The hop tells the flow's ingress switch at once, as the
                 // port would as its packet joined the queue.
                 let at = self.pool.hot(h).in_ch;
-                self.send_hop_congestion_ack(h, marks, self.clock.now, at);
+                self.send_congestion_ack(h, marks, self.clock.now, Some(at));
                 self.hop_hold.acks += 1;
             }
             return true;
@@ -186,7 +186,7 @@ impl Simulation {
         if *b == 0 {
             self.hop_hold.bytes.remove(&k);
         }
-        if self.hop_hold.held.contains_key(&(ch.0 as u64)) {
+        if self.hop_hold.now_held > 0 && self.hop_hold.held.contains_key(&(ch.0 as u64)) {
             let now = self.clock.now;
             self.schedule_try(ch, now);
         }
@@ -231,6 +231,10 @@ impl Simulation {
     /// Output `ch` is about to arbitrate: its held packets whose
     /// destination has room again join its queue, oldest first.
     pub(super) fn hop_release(&mut self, ch: ChannelId) {
+        // Every output arbitrates through here: nothing held, no lookup.
+        if self.hop_hold.now_held == 0 {
+            return;
+        }
         let Some(mut list) = self.hop_hold.held.remove(&(ch.0 as u64)) else { return };
         for (dst, q) in list.iter_mut() {
             while let Some(&(h, vc)) = q.front() {

@@ -511,7 +511,7 @@ impl Simulation {
         }
         let queued = self.channels.tx[out].queued_bytes + wire as u64;
         if let Some(marks) = self.cc.on_egress_enqueue(out, to_endpoint, queued, src) {
-            self.send_congestion_ack(h, marks, self.clock.now);
+            self.send_congestion_ack(h, marks, self.clock.now, None);
         }
     }
 

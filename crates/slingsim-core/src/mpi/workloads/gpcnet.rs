@@ -60,19 +60,21 @@ pub struct Rings {
     pub warmup: u32,
 }
 
+/// `params.warmup_iterations` of a GPCNeT victim (default 0), checked;
+/// `says` what they are, for the error.
+fn untimed(spec: &Spec, says: &str) -> Result<u32> {
+    let warmup = spec.param_u32("warmup_iterations", 0)?;
+    crate::limits::check_count(&format!("{}.params.warmup_iterations", spec.field), warmup as u64, 0, 1 << 24, says)?;
+    Ok(warmup)
+}
+
 impl Rings {
     /// `params.rings` and `params.warmup_iterations` of `spec`, checked.
     pub fn of(spec: &Spec) -> Result<Rings> {
         let rings = spec.param_u32("rings", 1)?;
         crate::limits::check_count(&format!("{}.params.rings", spec.field), rings as u64, 1, MAX_RINGS as u64, "random rings drawn in turn (GPCNeT draws 30 per measurement)")?;
-        let warmup = spec.param_u32("warmup_iterations", 0)?;
-        crate::limits::check_count(&format!("{}.params.warmup_iterations", spec.field), warmup as u64, 0, 1 << 24, "untimed iterations on each ring (GPCNeT runs 200 for the latency test, 1 for the bandwidth test)")?;
+        let warmup = untimed(spec, "untimed iterations on each ring (GPCNeT runs 200 for the latency test, 1 for the bandwidth test)")?;
         Ok(Rings { rings, warmup })
-    }
-
-    /// Iterations a rank runs in all, timed or not.
-    pub fn iterations(&self, timed: u32) -> u64 {
-        self.rings as u64 * (self.warmup as u64 + timed as u64)
     }
 }
 
@@ -104,7 +106,8 @@ pub fn random_ring(spec: &Spec, bytes: u64, per: u32, sync: bool) -> Result<Prog
     // Ops per rank and iteration: the receives and sends, the wait, the
     // barrier, the timer and the iteration's end.
     let per_iteration = 4 * per as u64 + 5;
-    crate::limits::program_fits(&format!("{}.iterations", spec.field), u32::try_from(how.iterations(spec.iterations)).unwrap_or(u32::MAX), per_iteration * n as u64)?;
+    let ring_iteration = how.rings as u64 * per_iteration * n as u64;
+    crate::limits::program_fits_with(&format!("{}.iterations", spec.field), spec.iterations, ring_iteration * how.warmup as u64, ring_iteration)?;
     let mut p = Program::new(n);
     for (k, (pos, order)) in rings(spec, how.rings).iter().enumerate() {
         for (r, ops) in p.ops.iter_mut().enumerate() {
@@ -149,10 +152,9 @@ pub fn random_ring(spec: &Spec, bytes: u64, per: u32, sync: bool) -> Result<Prog
 /// Timed 8 B allreduces, after `params.warmup_iterations` untimed ones
 /// (default 0; GPCNeT runs one before each 200 timed).
 pub fn allreduce(spec: &Spec) -> Result<Program> {
-    let warmup = spec.param_u32("warmup_iterations", 0)?;
-    crate::limits::check_count(&format!("{}.params.warmup_iterations", spec.field), warmup as u64, 0, 1 << 24, "untimed allreduces before the timed ones (GPCNeT runs 1)")?;
-    let all = warmup as u64 + spec.iterations as u64;
-    crate::limits::program_fits(&format!("{}.iterations", spec.field), u32::try_from(all).unwrap_or(u32::MAX), 4 * spec.ranks as u64)?;
+    let warmup = untimed(spec, "untimed allreduces before the timed ones (GPCNeT runs 1)")?;
+    // Two ops per rank for an untimed allreduce, four for a timed one.
+    crate::limits::program_fits_with(&format!("{}.iterations", spec.field), spec.iterations, 2 * warmup as u64 * spec.ranks as u64, 4 * spec.ranks as u64)?;
     let mut p = Program::new(spec.ranks);
     let allreduce = Op::Coll { kind: Collective::Allreduce, comm: 0, bytes: 8, root: 0, counts: None, req: None };
     for ops in p.ops.iter_mut() {

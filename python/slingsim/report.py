@@ -98,6 +98,8 @@ def summary_text(summary: Dict[str, Any], title: str) -> str:
     jobs = summary.get("jobs") or {}
     if jobs:
         lines += ["", jobs_text(jobs)]
+    if summary.get("hop_waits_ns"):
+        lines += ["", hop_waits_text(summary)]
     links = summary.get("links") or {}
     if links:
         lines += ["", text_table(
@@ -105,6 +107,27 @@ def summary_text(summary: Dict[str, Any], title: str) -> str:
             [[kind, number(l["count"]), number(l["utilization_mean"]), number(l["utilization_max"])] for kind, l in links.items()],
         )]
     return "\n".join(lines)
+
+
+WAIT_PLACES = ["ingress_held", "ingress_local", "ingress_global", "transit_local", "transit_global", "egress"]
+
+
+def hop_waits_text(summary: Dict[str, Any]) -> str:
+    """Where each source's packets waited (``sim.hop_waits``): per place, the waits per delivered
+    packet, their mean and their p99 and maximum in ns; places where nothing passed are left out."""
+    rows = []
+    sources = [("(all)", summary)] + list((summary.get("traffic") or {}).items())
+    for name, figures in sources:
+        waits = figures.get("hop_waits_ns") or {}
+        packets = (waits.get("egress") or {}).get("count") or 0
+        for place in WAIT_PLACES:
+            w = waits.get(place) or {}
+            if not w.get("count"):
+                continue
+            rows.append([name, place, number(w["count"] / packets if packets else None, 2),
+                         number(w.get("mean"), 0), number(w.get("p99"), 0), number(w.get("max"), 0)])
+    return "where packets waited (sim.hop_waits)\n" + text_table(
+        ["source", "place", "per packet", "mean ns", "p99 ns", "max ns"], rows, left=2)
 
 
 JOB_HEADERS = ["job", "ranks", "finished", "runtime ns", "iterations", "iter mean ns", "iter p99 ns",

@@ -129,3 +129,21 @@ def test_an_unknown_ack_model_names_the_field():
     with pytest.raises(slingsim.ConfigError, match="nic.acks") as e:
         slingsim.run(SMALL, overrides=["nic.acks=sometimes"])
     assert "packets, instant" in str(e.value)
+
+
+def test_hop_waits_say_where_packets_waited_and_print_as_a_table():
+    """``sim.hop_waits`` through the Python API and the terminal summary: every measured packet
+    passes one port into its NIC, and the table shows each place a packet left by."""
+    s = slingsim.run(SMALL, overrides=["sim.hop_waits=true"]).summary
+    t = s["traffic"]["uniform"]
+    waits = t["hop_waits_ns"]
+    # Measured packets only; those still on the wire into their NIC at the end have left the port too.
+    measured = t["latency_ns"]["count"]
+    assert measured <= waits["egress"]["count"] <= measured + t["undelivered_packets"]
+    fabric = sum(waits[p]["count"] for p in ("ingress_local", "ingress_global", "transit_local", "transit_global"))
+    assert fabric >= round(t["hops_mean"] * measured)
+    text = report.summary_text(dict(s, wall_s=0.0), "run")
+    assert "where packets waited (sim.hop_waits)" in text
+    assert any(line.split()[:2] == ["uniform", "egress"] and line.split()[2] == "1.00" for line in text.splitlines())
+    off = slingsim.run(SMALL).summary
+    assert "hop_waits_ns" not in off and "where packets waited" not in report.summary_text(dict(off, wall_s=0.0), "run")

@@ -40,6 +40,16 @@ pub struct SimConfig {
     /// every job without `repeat` has).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop_after_job: Option<String>,
+    /// Record, per traffic source, how long its measured data packets wait
+    /// at each switch output, by where on the path the output is
+    /// (`traffic.<name>.hop_waits_ns`; off by default: it costs a read of
+    /// the packet's cold half at every hop).
+    #[serde(skip_serializing_if = "is_false")]
+    pub hop_waits: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Default for SimConfig {
@@ -57,6 +67,7 @@ impl Default for SimConfig {
             drain_ns: None,
             wall_limit_s: None,
             stop_after_job: None,
+            hop_waits: false,
         }
     }
 }

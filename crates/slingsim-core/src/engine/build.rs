@@ -525,5 +525,6 @@ fn measurement(cfg: &Config, sources: usize) -> Measurement {
         bytes_delivered: 0,
         measured_outstanding: 0,
         control: Default::default(),
+        hop_waits: super::hop_waits::HopWaits::new(cfg.sim.hop_waits, sources),
     }
 }

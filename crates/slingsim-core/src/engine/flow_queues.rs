@@ -63,7 +63,9 @@ impl Simulation {
     /// `in_ch`: it enters the fabric, or waits in its flow's queue.
     pub(crate) fn ingress_arrive(&mut self, h: PacketId, s: SwitchId, in_ch: ChannelId) {
         let (src, dst, wire) = {
-            let p = self.pool.hot(h);
+            let p = self.pool.hot_mut(h);
+            // Until it is routed, `ready` marks when it got here (`sim.hop_waits`).
+            p.ready = self.clock.now;
             (p.src, p.dst, p.wire)
         };
         let key = pair_key(src, dst);
@@ -101,6 +103,9 @@ impl Simulation {
         let (src, dst, wire) = (p.src, p.dst, p.wire);
         let view = NetworkView { topo: &self.topo, net: &self.net, channels: &self.channels, zero_load: &self.signals.zero_load };
         self.cc.on_ingress(src, dst, wire, self.clock.now, &view);
+        if self.measure.hop_waits.on {
+            self.record_ingress_hold(h);
+        }
         self.route_into_queue(h, s, in_ch);
     }
 

@@ -140,6 +140,8 @@ pub(crate) struct Measurement {
     /// Acks and CNPs sent as packets, per [`crate::packet::PacketKind`]
     /// (the data entries stay 0: data is counted above).
     pub control: ControlCounts,
+    /// Where each source's packets wait (`sim.hop_waits`).
+    pub hop_waits: super::hop_waits::HopWaits,
 }
 
 /// The life of control packets (acks, CNPs), per kind: made at the

@@ -37,6 +37,7 @@ pub(crate) mod channels;
 mod delivery;
 pub(crate) mod flow_queues;
 pub(crate) mod hop_hold;
+mod hop_waits;
 mod jobs_report;
 pub(crate) mod measurement;
 mod mpi;

@@ -197,6 +197,9 @@ impl Simulation {
         summary["packets_by_kind"] = by_kind;
         summary["control_packets"] = control;
         summary["packets_conserved"] = json!(packets_conserved);
+        if let Some(w) = self.measure.hop_waits.summary(0..self.measure.stats.len()) {
+            summary["hop_waits_ns"] = w;
+        }
         if self.mpi.active() {
             summary["reliability"] = self.reliability_models_summary();
         }
@@ -225,6 +228,9 @@ impl Simulation {
             };
             v["class"] = json!(self.qos.classes[self.traffic.class[i] as usize].spec.name);
             v["routing"] = json!(self.traffic.alg[i].name());
+            if let Some(w) = self.measure.hop_waits.summary(std::iter::once(i)) {
+                v["hop_waits_ns"] = w;
+            }
             traffic.insert(s.name.clone(), v);
         }
         (traffic, total, nodes)

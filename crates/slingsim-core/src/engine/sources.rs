@@ -223,6 +223,7 @@ impl Simulation {
         tr.msg_wire.push(0);
         self.measure.stats.push(Default::default());
         self.measure.timeline.lines.push(Vec::new());
+        self.measure.hop_waits.add_source();
         s
     }
 }

@@ -35,7 +35,7 @@ const KEYS: &[&str] = &[
     "congestion.algorithm", "congestion.flow_memory_ns", "congestion.port_threshold_bytes", "congestion.min_window_bytes", "congestion.max_window_bytes", "congestion.hop_hold_bytes", "congestion.kmin_bytes",
     "congestion.kmax_bytes", "congestion.pmax", "congestion.g",
     "sim.seed", "sim.warmup_ns", "sim.duration_ns", "sim.max_time_ns", "sim.watchdog_ns", "sim.drain_ns",
-    "sim.packet_sample_every", "sim.timeline_bin_ns",
+    "sim.packet_sample_every", "sim.timeline_bin_ns", "sim.hop_waits",
     "traffic.0.pattern", "traffic.0.load", "traffic.0.message_bytes", "traffic.0.flow_bytes",
     "traffic.0.flows_per_node", "traffic.0.nodes", "traffic.0.placement", "traffic.0.target", "traffic.0.process",
     "traffic.0.start_ns", "traffic.0.stop_ns", "traffic.0.routing", "traffic.0.class",

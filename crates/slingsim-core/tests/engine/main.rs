@@ -15,6 +15,7 @@ mod fuzz;
 mod golden;
 mod hardening;
 mod hop_hold;
+mod hop_waits;
 mod host_noise;
 mod link_stalls;
 mod mpi;

@@ -114,9 +114,10 @@ FULL_MODE_READS: Dict[Tuple[str, str], str] = {
         "the fabric itself full (its own packets' p99 45 us); interleaved and random read the paper's 2.3 (2.32x, "
         "2.19x), and without congestion management the same point reads 14.0x; quick mode's 96 Malbec nodes sit "
         "in one group, where that all-to-all leaves the victim at 1.00x, so quick cannot show it; the linear "
-        "victim fills 7 whole switches, and part of its excess is its rank order (2.5-3.2x with its ranks "
-        "shuffled over the same nodes); its late packets wait at the global links out of its own switches "
-        "(up to 94 us, against 28.6 us interleaved; sim.hop_waits), why is not established",
+        "victim's first rail fills switch 0 of six groups alone, and part of its excess is its rank order (2.5-3.2x with its ranks "
+        "shuffled over the same nodes); its late packets wait at the global links out of their first switches "
+        "(up to 94 us, against 28.6 us interleaved; sim.hop_waits), almost all on one link held by "
+        "back-pressure from one group-0 switch; why that switch jams is not established",
 }
 """What a full-mode run found for a claim whose verdict it reads otherwise than quick mode, keyed as
 :data:`KNOWN_CAUSES`: a quick report lists these below its table, so a row that holds in quick mode

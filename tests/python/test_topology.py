@@ -101,13 +101,16 @@ def test_bad_topology_parameters_name_the_field():
 
 
 def test_topo_shows_where_shandys_cabled_global_ports_sit(capsys):
-    # 56 of a group's 112 global ports are cabled: the presets fill 8 switches
-    # of each group with 7 links and leave 8 without; cabling = "spread" puts
-    # 3 or 4 on every switch and keeps every link and peak.
+    # 56 of a group's 112 global ports are cabled: the preset spreads them,
+    # 3 or 4 on every switch; cabling = "fill" puts 7 on each of 8 switches
+    # of a group and none on the other 8, and keeps every link and peak.
     assert cli.main(["topo", "slingshot-shandy"]) in (0, None)
+    out = capsys.readouterr().out
+    assert "3-4" in out and "switches without" not in out
+    assert cli.main(["topo", "slingshot-shandy", "--set", 'topology.cabling="fill"']) in (0, None)
     assert "0-7 (64 switches without)" in capsys.readouterr().out
-    filled = slingsim.topology("slingshot-shandy")
-    spread = slingsim.topology("slingshot-shandy", ['topology.cabling="spread"'])
+    spread = slingsim.topology("slingshot-shandy")
+    filled = slingsim.topology("slingshot-shandy", ['topology.cabling="fill"'])
     assert spread["global_links_per_switch"] == {"min": 3, "max": 4, "switches_without": 0}
     for key in ("global_bw_Bps", "bisection_bw_Bps", "alltoall_peak_Bps", "links"):
         assert spread[key] == filled[key], key

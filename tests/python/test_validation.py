@@ -160,16 +160,23 @@ def test_the_report_gives_a_cause_for_every_difference_and_only_for_differences(
     assert markdown([agrees], True, "slingsim validate --quick", "2026-11-29").count("Where ours differs") == 0
 
 
-def test_a_quick_report_lists_what_full_mode_reads_otherwise():
-    """Fig. 10's Slingshot row holds in quick mode and fails in full: a quick report says so below its
-    table even though the row agrees there; a full report, whose own verdict is the full one, does not."""
+def test_a_quick_report_lists_what_full_mode_reads_otherwise(monkeypatch):
+    """A claim that holds in quick mode and fails in full: a quick report says so below its table even
+    though the row agrees there; a full report, whose own verdict is the full one, does not. (Fig. 10's
+    Slingshot row was one until Shandy's global links were spread over every switch, 2026-11-30.)"""
     assert set(FULL_MODE_READS) <= {(c.experiment, c.quantity) for c in CLAIMS}
-    row = claim_row(claim("congestion-distribution", "Slingshot, worst impact over the cases"),
-                    Outcome([], {"slingshot_max_impact": {"linear": 1.04, "interleaved": 1.02, "random": 1.03}}))
+    key = ("congestion-distribution", "Slingshot, worst impact over the cases")
+    outcome = Outcome([], {"slingshot_max_impact": {"linear": 1.04, "interleaved": 1.02, "random": 1.03}})
+    monkeypatch.setitem(FULL_MODE_READS, key, "full mode reads 4.14x at worst")
+    row = claim_row(claim(*key), outcome)
     assert row["ordering_holds"] is True and "4.14x" in row["full_mode_reads"]
     quick = markdown([row], True, "slingsim validate --quick", "2026-11-30")
     assert "## Where full mode reads otherwise" in quick and "4.14x" in quick
     assert "Where full mode reads otherwise" not in markdown([row], False, "slingsim validate", "2026-11-30")
+    monkeypatch.delitem(FULL_MODE_READS, key)
+    plain = claim_row(claim(*key), outcome)
+    assert plain["full_mode_reads"] is None
+    assert "Where full mode reads otherwise" not in markdown([plain], True, "slingsim validate --quick", "2026-11-30")
 
 
 def test_cli_refuses_unknown_only(capsys):

@@ -57,8 +57,7 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
     ("congestion-distribution", "Slingshot, worst impact over the cases"):
         "quick mode runs 96 nodes, all in one Malbec group, and three victims, where the paper's 2.3x is one case "
         "of its full study; the switches hold every incast pair to its share from its first packet; full mode's "
-        "Slingshot points reach the paper's 2.3x beside the all-to-all with 24 processes per node (2.32x "
-        "interleaved, 2.19x random) and pass it with linear placement (4.14x; below)",
+        "Slingshot points read at most 1.73x, beside the all-to-all with 24 processes per node (2026-11-30)",
     ("shandy-applications", "worst application impact on 1024 nodes"):
         "the switches hold the 767 incast flows per rail into one port to their shares, and each hop lets at most "
         "16 KiB bound for the target onto any one output while other packets pass (the presets' "
@@ -108,16 +107,6 @@ docs/experiments.md has the numbers and how they were measured."""
 
 
 FULL_MODE_READS: Dict[Tuple[str, str], str] = {
-    ("congestion-distribution", "Slingshot, worst impact over the cases"):
-        "full mode's Slingshot points (2026-11-30, 504 points; Aries' not run) read 4.14x at worst, above 3x: the "
-        "128 B alltoall on 10% of the nodes, linear, beside the all-to-all with 24 processes per node, which keeps "
-        "the fabric itself full (its own packets' p99 45 us); interleaved and random read the paper's 2.3 (2.32x, "
-        "2.19x), and without congestion management the same point reads 14.0x; quick mode's 96 Malbec nodes sit "
-        "in one group, where that all-to-all leaves the victim at 1.00x, so quick cannot show it; the linear "
-        "victim's first rail fills switch 0 of six groups alone, and part of its excess is its rank order (2.5-3.2x with its ranks "
-        "shuffled over the same nodes); its late packets wait at the global links out of their first switches "
-        "(up to 94 us, against 28.6 us interleaved; sim.hop_waits), almost all on one link held by "
-        "back-pressure from one group-0 switch; why that switch jams is not established",
 }
 """What a full-mode run found for a claim whose verdict it reads otherwise than quick mode, keyed as
 :data:`KNOWN_CAUSES`: a quick report lists these below its table, so a row that holds in quick mode

@@ -21,17 +21,19 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "the ranks go through them together (the alltoall-scaling row on what the rank order allows); how Shandy "
         "numbered its ranks is not in the papers",
     ("bisection-alltoall", "bisection, fraction of 6.4 TB/s at the largest size"):
-        "the alltoall falls short for its rank order (row above), not the bisection: full mode's bisection reaches "
-        "0.921 of 6.4 TB/s with 16 processes per node",
+        "quick mode's alltoall falls just short of its bisection (4.56 against 4.63 TB/s) for its rank order (row "
+        "above); full mode's alltoall moves more, 5.63 against 5.45 TB/s, the bisection 0.852 of 6.4 TB/s with 16 "
+        "processes per node",
     ("alltoall-scaling", "MPI_Alltoall, fraction of the peak on the most nodes (full: 1024)"):
         "MPICH's rounds of 32 peers with the ranks in node order allow at most 0.61 of the peak on any network "
-        "if the ranks go through them together (next row); ours reaches about 0.60 of that bound, and 0.61 of the peak with every peer posted at once "
+        "if the ranks go through them together (next row); ours reaches 0.59 (quick) to 0.72 (full) of that bound, and 0.61 of the peak with every peer posted at once "
         "(mpi.alltoall_throttle = 0); the recipe's variants measure the rest (the row on spread ranks)",
     ("alltoall-scaling", "MPI_Alltoall with the ranks spread over the groups, fraction of the peak on the most nodes"):
         "rendezvous above 16 KiB: a message's data waits for its receiver to post the receive, so each block of 32 "
         "peers waits for its receivers' progress too (on 1024 nodes a message spends 28 us in its handshake, 14 of "
-        "them waiting for the receiver, before 39 us of data); on bare verbs (no rendezvous) the same ranks reach 0.84 in "
-        "full mode (0.79 without congestion management) against MPI's 0.62, and without the host's CPU costs MPI gave 0.56 "
+        "them waiting for the receiver, before 39 us of data); on bare verbs (no rendezvous) the same ranks reach 0.85 in "
+        "full mode (0.83 without congestion management) against MPI's 0.67; on quick's 512 nodes, half of each group's "
+        "links sit on switches without those nodes (0.46 there), and without the host's CPU costs MPI gave 0.56 "
         "before congesting flows were held at every hop (then 0.57) "
         "(no rank's CPU is busy with MPI for more than 12% of the run); with every peer posted at once "
         "(mpi.alltoall_throttle = 0) 0.72; with 4 processes per node at 8 KiB per rank pair (eager) 0.73, the busiest "
@@ -61,8 +63,8 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
     ("shandy-applications", "worst application impact on 1024 nodes"):
         "the switches hold the 767 incast flows per rail into one port to their shares, and each hop lets at most "
         "16 KiB bound for the target onto any one output while other packets pass (the presets' "
-        "congestion.hop_hold_bytes), so in full mode LAMMPS with the incast on 75% reads 1.004x and the worst is "
-        "HPCG beside the all-to-all on 50% at 1.142x; the limit per hop is assumed, and a persistent incast's cost "
+        "congestion.hop_hold_bytes), so in full mode LAMMPS with the incast on 75% reads 1.012x and the worst is "
+        "LAMMPS beside the all-to-all on 50% at 1.109x; the limit per hop is assumed, and a persistent incast's cost "
         "to its neighbours follows it steeply (docs/model.md, \"Holding at every hop\"); what left LAMMPS 3.55x "
         "slower on Shandy is not known",
     ("bursty-incast", "worst impact of a bursty incast"):
@@ -107,6 +109,10 @@ docs/experiments.md has the numbers and how they were measured."""
 
 
 FULL_MODE_READS: Dict[Tuple[str, str], str] = {
+    ("bisection-alltoall", "bisection, fraction of 6.4 TB/s at the largest size"):
+        "full mode (1024 nodes, 2026-11-30) has the alltoall move more than the bisection, narrowly: 5.63 TB/s at "
+        "32 KiB against 5.45 TB/s at 1 MiB with 16 processes per node (0.852 of 6.4); quick's 512 nodes with one "
+        "process per node read 4.56 against 4.63",
 }
 """What a full-mode run found for a claim whose verdict it reads otherwise than quick mode, keyed as
 :data:`KNOWN_CAUSES`: a quick report lists these below its table, so a row that holds in quick mode

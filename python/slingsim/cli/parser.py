@@ -34,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_run(sub: Subcommands) -> None:
     run = sub.add_parser("run", help="run one simulation and print its summary",
-                         description="Run one simulation and print its summary (overall and per traffic source).")
+                         description="Run one simulation and print its summary (overall and per traffic source; "
+                                     "with --set sim.hop_waits=true also where each source's packets waited).")
     run.add_argument("config", metavar="CONFIG_OR_PRESET", help=CONFIG_HELP)
     add_set(run)
     run.add_argument("--without", action="append", default=[], metavar="NAME",

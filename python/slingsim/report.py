@@ -120,7 +120,8 @@ def hop_waits_text(summary: Dict[str, Any]) -> str:
     for name, figures in sources:
         waits = figures.get("hop_waits_ns") or {}
         packets = (waits.get("egress") or {}).get("count") or 0
-        for place in WAIT_PLACES:
+        # The usual order; a place the engine adds later still shows, after them.
+        for place in WAIT_PLACES + [p for p in waits if p not in WAIT_PLACES]:
             w = waits.get(place) or {}
             if not w.get("count"):
                 continue

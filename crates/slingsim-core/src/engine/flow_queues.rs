@@ -62,10 +62,12 @@ impl Simulation {
     /// Data packet `h` arrived from its NIC at its ingress switch `s` on
     /// `in_ch`: it enters the fabric, or waits in its flow's queue.
     pub(crate) fn ingress_arrive(&mut self, h: PacketId, s: SwitchId, in_ch: ChannelId) {
+        if self.measure.hop_waits.on {
+            // Until it is routed, `ready` marks when it got here.
+            self.pool.hot_mut(h).ready = self.clock.now;
+        }
         let (src, dst, wire) = {
-            let p = self.pool.hot_mut(h);
-            // Until it is routed, `ready` marks when it got here (`sim.hop_waits`).
-            p.ready = self.clock.now;
+            let p = self.pool.hot(h);
             (p.src, p.dst, p.wire)
         };
         let key = pair_key(src, dst);
@@ -104,7 +106,7 @@ impl Simulation {
         let view = NetworkView { topo: &self.topo, net: &self.net, channels: &self.channels, zero_load: &self.signals.zero_load };
         self.cc.on_ingress(src, dst, wire, self.clock.now, &view);
         if self.measure.hop_waits.on {
-            self.record_ingress_hold(h);
+            self.record_wait(h, super::hop_waits::WaitPlace::IngressHeld, self.clock.now);
         }
         self.route_into_queue(h, s, in_ch);
     }

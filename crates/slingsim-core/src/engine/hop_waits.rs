@@ -9,8 +9,11 @@
 //! it is a place of its own. Off by default: it reads the packet's cold
 //! half at every hop.
 
+use super::Simulation;
+use crate::ids::PacketId;
 use crate::metrics::Histogram;
 use crate::network::LinkKind;
+use crate::packet::{PacketKind, FLAG_MEASURED};
 use crate::units::Ps;
 use serde_json::{json, Map, Value};
 
@@ -119,6 +122,22 @@ impl HopWaits {
             out.insert(place.name().to_string(), merged[place as usize].summary(1e-3));
         }
         Some(json!(out))
+    }
+}
+
+impl Simulation {
+    /// Packet `h`, if a measured data packet, waited at `place` from its
+    /// `ready` time (when it could leave the switch; at its first switch,
+    /// before routing, when it arrived) until `until`.
+    #[cold]
+    pub(super) fn record_wait(&mut self, h: PacketId, place: WaitPlace, until: Ps) {
+        let p = self.pool.hot(h);
+        if p.kind != PacketKind::Data || p.flags & FLAG_MEASURED == 0 {
+            return;
+        }
+        let wait = until.saturating_sub(p.ready);
+        let source = self.pool.cold(h).source;
+        self.measure.hop_waits.record(source, place, wait);
     }
 }
 

@@ -562,7 +562,8 @@ impl Simulation {
             self.hop_left(h);
         }
         if self.measure.hop_waits.on {
-            self.record_hop_wait(h, ch, to_endpoint, now);
+            let place = super::hop_waits::WaitPlace::of(self.net.channels[ch].kind, to_endpoint, self.pool.hot(h).hops);
+            self.record_wait(h, place, now);
         }
         if to_endpoint && self.flow_queues.on && self.pool.hot(h).kind == PacketKind::Data {
             self.send_fabric_ack(h, now);
@@ -602,33 +603,6 @@ impl Simulation {
         self.events.push(now + retry + latency, Event::Arrive(h));
         self.channels.tx[ch].busy_until = end;
         self.account_transmission(ch, now, end - now, wire);
-    }
-
-    /// `sim.hop_waits`: packet `h`, a measured data packet, waited at its
-    /// switch from the moment it could leave (`ready`) until `now`.
-    #[cold]
-    fn record_hop_wait(&mut self, h: PacketId, ch: ChannelId, to_endpoint: bool, now: Ps) {
-        let p = self.pool.hot(h);
-        if p.kind != PacketKind::Data || p.flags & crate::packet::FLAG_MEASURED == 0 {
-            return;
-        }
-        let place = super::hop_waits::WaitPlace::of(self.net.channels[ch].kind, to_endpoint, p.hops);
-        let wait = now.saturating_sub(p.ready);
-        let source = self.pool.cold(h).source;
-        self.measure.hop_waits.record(source, place, wait);
-    }
-
-    /// `sim.hop_waits`: packet `h` enters the fabric at its first switch,
-    /// where it arrived at its `ready` time (switch-side congestion control).
-    #[cold]
-    pub(super) fn record_ingress_hold(&mut self, h: PacketId) {
-        let p = self.pool.hot(h);
-        if p.flags & crate::packet::FLAG_MEASURED == 0 {
-            return;
-        }
-        let wait = self.clock.now.saturating_sub(p.ready);
-        let source = self.pool.cold(h).source;
-        self.measure.hop_waits.record(source, super::hop_waits::WaitPlace::IngressHeld, wait);
     }
 
     /// Counts a transmission on `ch` from `start` for `ser` ps: link

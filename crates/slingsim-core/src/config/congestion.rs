@@ -55,6 +55,13 @@ pub struct CongestionConfig {
     /// (so `congestion.algorithm = "none"` on a Slingshot preset is the
     /// plain ablation).
     pub hop_hold_bytes: u64,
+    /// Slingshot, with `hop_hold_bytes`: the hops hold only the packets of
+    /// flows a congestion ack has cut since their state was made, as
+    /// switches that track each flow and learn of its congestion from its
+    /// own acks would ([Roweth] Sec. II-E); a flow new to a congested port
+    /// passes them until its first congestion ack is back. False: every
+    /// packet bound for a congested port counts, whatever its flow.
+    pub hop_hold_cut_flows_only: bool,
     /// DCQCN: RED/ECN marking thresholds on a switch output queue and the
     /// marking probability at `kmax_bytes` (the SIGCOMM'15 DCQCN paper's
     /// values); the sender and receiver defaults below are those of
@@ -93,6 +100,7 @@ impl Default for CongestionConfig {
             notify_at_enqueue: true,
             forget_idle_flows: None,
             hop_hold_bytes: 0,
+            hop_hold_cut_flows_only: false,
             kmin_bytes: 5_000,
             kmax_bytes: 200_000,
             pmax: 0.01,

@@ -197,6 +197,12 @@ impl<T> FlowTable<T> {
         self.pairs.get_mut(&super::pair_key(src, dst))
     }
 
+    /// The pair's state, to read.
+    #[inline]
+    pub fn get(&self, src: EndpointId, dst: EndpointId) -> Option<&T> {
+        self.pairs.get(&super::pair_key(src, dst))
+    }
+
     /// The pair's state, made by `new` if it has none.
     #[inline]
     pub fn get_or_insert_with(&mut self, src: EndpointId, dst: EndpointId, new: impl FnOnce() -> T) -> &mut T {

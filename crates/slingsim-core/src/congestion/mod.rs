@@ -186,6 +186,11 @@ pub trait CongestionControl {
     fn port_marks(&self, _ch: ChannelId, _queued: u64) -> Option<Marks> {
         None
     }
+    /// Has a congestion ack cut the flow `src` -> `dst` since its state
+    /// was made (so the switches on its path know it is congesting)?
+    fn flow_cut(&self, _src: EndpointId, _dst: EndpointId) -> bool {
+        false
+    }
 }
 
 /// The congestion control of a run: one of the algorithms, dispatched
@@ -321,6 +326,10 @@ impl CongestionControl for Congestion {
     #[inline]
     fn port_marks(&self, ch: ChannelId, queued: u64) -> Option<Marks> {
         each!(self, x => x.port_marks(ch, queued))
+    }
+    #[inline]
+    fn flow_cut(&self, src: EndpointId, dst: EndpointId) -> bool {
+        each!(self, x => x.flow_cut(src, dst))
     }
 }
 

@@ -221,6 +221,10 @@ impl CongestionControl for Slingshot {
         (level > 0).then_some(Marks { ecn: false, level, flows })
     }
 
+    fn flow_cut(&self, src: EndpointId, dst: EndpointId) -> bool {
+        self.flows.get(src, dst).is_some_and(|f| f.window.held)
+    }
+
     fn on_fabric_drop(&mut self, src: EndpointId, dst: EndpointId, wire: u32) {
         if let Some(f) = self.flows.get_mut(src, dst) {
             f.window.in_flight -= wire as u64;

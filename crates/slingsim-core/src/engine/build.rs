@@ -128,7 +128,10 @@ impl Simulation {
             cc,
             signals: Signals::new(Rng::new(seed, 0xCC), zero_load),
             flow_queues: crate::engine::flow_queues::FlowQueues::new(cc_fabric_acks),
-            hop_hold: crate::engine::hop_hold::HopHold::new(if cc_fabric_acks { cfg.congestion.hop_hold_bytes } else { 0 }),
+            hop_hold: crate::engine::hop_hold::HopHold::new(
+                if cc_fabric_acks { cfg.congestion.hop_hold_bytes } else { 0 },
+                cfg.congestion.hop_hold_cut_flows_only,
+            ),
             neighbour_load: crate::engine::neighbour_load::NeighbourLoad::new(
                 cfg.routing.neighbour_load,
                 ns_to_ps(cfg.routing.neighbour_load_refresh_ns),

@@ -62,6 +62,9 @@ fn key(ch: ChannelId, dst: u32) -> u64 {
 pub(crate) struct HopHold {
     /// Bytes per destination that one output may have committed (0: off).
     pub cap: u64,
+    /// Hold only flows a congestion ack has cut
+    /// (`congestion.hop_hold_cut_flows_only`).
+    pub cut_flows_only: bool,
     /// Committed bytes per (output, destination).
     bytes: IntMap<u64>,
     /// Held packets per output: per destination, in arrival order.
@@ -81,9 +84,10 @@ pub(crate) struct HopHold {
 }
 
 impl HopHold {
-    /// Holding with at most `cap` bytes per output and destination (0: off).
-    pub fn new(cap: u64) -> HopHold {
-        HopHold { cap, ..Default::default() }
+    /// Holding with at most `cap` bytes per output and destination (0:
+    /// off), of every flow or only of those a congestion ack has cut.
+    pub fn new(cap: u64, cut_flows_only: bool) -> HopHold {
+        HopHold { cap, cut_flows_only, ..Default::default() }
     }
 
     /// True when the run holds congesting flows at every hop.
@@ -145,7 +149,9 @@ impl Simulation {
         let (dst, wire) = (p.dst.0, p.wire as u64);
         let port = self.net.endpoint_down[p.dst];
         let marks = self.cc.port_marks(port, self.channels.tx[port].queued_bytes);
-        let congested = marks.is_some();
+        // A flow no congestion ack has cut yet is unknown to the hops as
+        // congesting (`cut_flows_only`): it passes, counted.
+        let congested = marks.is_some() && !(self.hop_hold.cut_flows_only && !self.cc.flow_cut(p.src, p.dst));
         let hh = &mut self.hop_hold;
         // Nothing held anywhere is the common case: no lookup then.
         let waiting = hh.now_held > 0 && hh.held.get(&(out.0 as u64)).is_some_and(|v| v.iter().any(|(d, _)| *d == dst));

@@ -32,7 +32,7 @@ const KEYS: &[&str] = &[
     "switch.latency_ns", "switch.buffer_bytes", "switch.speedup",
     "routing.algorithm", "routing.ugal_threshold_bytes", "routing.bias_bytes", "routing.neighbour_load",
     "routing.neighbour_load_refresh_ns", "routing.minimal_paths", "nic.acks",
-    "congestion.algorithm", "congestion.flow_memory_ns", "congestion.port_threshold_bytes", "congestion.min_window_bytes", "congestion.max_window_bytes", "congestion.hop_hold_bytes", "congestion.kmin_bytes",
+    "congestion.algorithm", "congestion.flow_memory_ns", "congestion.port_threshold_bytes", "congestion.min_window_bytes", "congestion.max_window_bytes", "congestion.hop_hold_bytes", "congestion.hop_hold_cut_flows_only", "congestion.kmin_bytes",
     "congestion.kmax_bytes", "congestion.pmax", "congestion.g",
     "sim.seed", "sim.warmup_ns", "sim.duration_ns", "sim.max_time_ns", "sim.watchdog_ns", "sim.drain_ns",
     "sim.packet_sample_every", "sim.timeline_bin_ns", "sim.hop_waits",

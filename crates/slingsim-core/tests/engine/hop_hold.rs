@@ -85,3 +85,46 @@ fn holding_is_deterministic_and_idle_without_congestion() {
     }
     assert_eq!(quiet, off);
 }
+
+/// The incast of [`victim_beside_incast`] as 16 KiB messages, each sender
+/// offering 5% of its rate (together almost four times the target's port):
+/// one sender's messages are about 26 us apart, so each of its flows has
+/// gone idle, and been forgotten, before the next starts.
+fn victim_beside_restarting_incast(incast: bool, cut_flows_only: bool) -> Value {
+    let mut cfg = victim_beside_incast(incast, PACKET, 16_384);
+    if incast {
+        let t = cfg["traffic"][1].as_object_mut().unwrap();
+        t.remove("flow_bytes");
+        t.insert("message_bytes".into(), json!(16_384));
+        t.insert("load".into(), json!(0.05));
+    }
+    cfg["congestion"]["hop_hold_cut_flows_only"] = json!(cut_flows_only);
+    cfg
+}
+
+#[test]
+fn hops_that_know_only_cut_flows_let_restarting_flows_pass() {
+    // [DeSensi20] Sec. III-C: for medium messages "some congestion builds
+    // up before the congestion control algorithm detects and reacts to it".
+    // Here each new flow's packets pass the hops until its first
+    // congestion ack is back; what that costs a victim depends on what it
+    // shares with them (`bursty-incast` measures it on Malbec).
+    let alone = victim_latency(&run(&victim_beside_restarting_incast(false, true)));
+    let every_flow = run(&victim_beside_restarting_incast(true, false));
+    let cut_only = run(&victim_beside_restarting_incast(true, true));
+    let count = |s: &Value| s["congestion"]["packets_held_at_hops"].as_u64().unwrap();
+    assert!(count(&every_flow) > 500, "{}", every_flow["congestion"]);
+    assert!((count(&cut_only) as f64) < 0.9 * count(&every_flow) as f64, "new flows pass the hops: {} held against {}", count(&cut_only), count(&every_flow));
+    assert!(victim_latency(&every_flow) < 1.5 * alone, "every flow held: {:.0} ns against {alone:.0} ns alone", victim_latency(&every_flow));
+    for s in [&every_flow, &cut_only] {
+        assert_eq!(s["packets_conserved"], true);
+        // Each sender restarts: more flows were cut than there are senders.
+        assert!(s["congestion"]["flows_ever_throttled"].as_u64().unwrap() > 76, "{}", s["congestion"]);
+    }
+    // A persistent incast's flows stay cut, so the hops hold them either way.
+    let mut persistent = victim_beside_incast(true, PACKET, 16_384);
+    persistent["congestion"]["hop_hold_cut_flows_only"] = json!(true);
+    let p = run(&persistent);
+    assert!(victim_latency(&p) < 1.5 * alone, "persistent incast, cut flows held: {:.0} ns against {alone:.0} ns", victim_latency(&p));
+    assert!(count(&p) > 100, "{}", p["congestion"]);
+}

@@ -57,6 +57,28 @@ def test_bursts_barely_touch_the_victim_with_slingshot_but_not_without(tmp_path)
     assert plot(rows, tmp_path / "bursty.png").is_file()
 
 
+
+def test_medium_puts_slow_the_victim_because_new_flows_pass_the_hops():
+    """[DeSensi20] Sec. III-C: for medium messages "some congestion builds up before the congestion control
+    algorithm detects and reacts to it". A put after its pair went idle is a new flow, which the hops do not
+    hold until its first congestion ack is back (the presets' ``hop_hold_cut_flows_only``): all of a 16 KiB
+    put passes in its first window, little of a 128 KiB one. Holding every flow bound for the congested port
+    removes the bump, so it comes from that mechanism and not from the load."""
+    def impacts(nbytes, cut_only):
+        iso = base(nbytes)
+        iso["job"][0]["iterations"] = 30
+        iso["congestion"]["hop_hold_cut_flows_only"] = cut_only
+        con = with_aggressor(iso, nbytes, 1, 1000.0)  # one put per burst, 1 us apart: each put a new flow
+        s = run_summaries([iso, con], scheduler="sync")
+        return impact_of(s[0], s[1])[0], s[1]["congestion"]["packets_held_at_hops"]
+    medium, held_medium = impacts(16_384, True)
+    medium_every_flow, held_every_flow = impacts(16_384, False)
+    large, _ = impacts(131_072, True)
+    print(f"16 KiB {medium:.3f} (every flow held {medium_every_flow:.4f}), 128 KiB {large:.4f}")
+    assert medium > 1.1, "new flows' first windows pass the hops and slow the victim"
+    assert medium_every_flow < 1.02 and held_every_flow > held_medium, "held at the hops, they do not"
+    assert large < 1.02 < medium, "a 128 KiB put's first window is a small part of it: the rest is held"
+
 def test_the_victim_shares_every_switch_with_the_incast():
     for _, _, con in study_points(quick=True):
         shares = point_shares(con, planned_nodes(con))

@@ -21,23 +21,24 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "the ranks go through them together (the alltoall-scaling row on what the rank order allows); how Shandy "
         "numbered its ranks is not in the papers",
     ("bisection-alltoall", "bisection, fraction of 6.4 TB/s at the largest size"):
-        "quick mode's alltoall falls just short of its bisection (4.56 against 4.63 TB/s) for its rank order (row "
-        "above); full mode's alltoall moves more, 5.63 against 5.45 TB/s, the bisection 0.852 of 6.4 TB/s with 16 "
-        "processes per node",
+        "the alltoall falls just short of the bisection for its rank order and MPICH's blocks of 32 peers (row "
+        "above): 4.47 against 4.63 TB/s in quick mode, 5.50 against 5.58 TB/s in full mode (2026-11-30, the "
+        "bisection 0.871 of 6.4 TB/s with 16 processes per node); before the hops held only flows a congestion ack "
+        "has cut, full mode's alltoall moved more, 5.63 against 5.45 TB/s",
     ("alltoall-scaling", "MPI_Alltoall, fraction of the peak on the most nodes (full: 1024)"):
         "MPICH's rounds of 32 peers with the ranks in node order allow at most 0.61 of the peak on any network "
-        "if the ranks go through them together (next row); ours reaches 0.59 (quick) to 0.72 (full) of that bound, and 0.61 of the peak with every peer posted at once "
+        "if the ranks go through them together (next row); ours reaches 0.57 (quick) to 0.71 (full) of that bound, and 0.61 of the peak with every peer posted at once "
         "(mpi.alltoall_throttle = 0); the recipe's variants measure the rest (the row on spread ranks)",
     ("alltoall-scaling", "MPI_Alltoall with the ranks spread over the groups, fraction of the peak on the most nodes"):
         "rendezvous above 16 KiB: a message's data waits for its receiver to post the receive, so each block of 32 "
         "peers waits for its receivers' progress too (on 1024 nodes a message spends 28 us in its handshake, 14 of "
         "them waiting for the receiver, before 39 us of data); on bare verbs (no rendezvous) the same ranks reach 0.85 in "
-        "full mode (0.83 without congestion management) against MPI's 0.67; on quick's 512 nodes, half of each group's "
-        "links sit on switches without those nodes (0.46 there), and without the host's CPU costs MPI gave 0.56 "
+        "full mode (0.83 without congestion management) against MPI's 0.66; on quick's 512 nodes, half of each group's "
+        "links sit on switches without those nodes (0.45 there), and without the host's CPU costs MPI gave 0.56 "
         "before congesting flows were held at every hop (then 0.57) "
         "(no rank's CPU is busy with MPI for more than 12% of the run); with every peer posted at once "
-        "(mpi.alltoall_throttle = 0) 0.72; with 4 processes per node at 8 KiB per rank pair (eager) 0.73, the busiest "
-        "CPU then working 61% of the run (8 per node at 4 KiB: 0.69, where blocks of 32 peers span 4 nodes and allow "
+        "(mpi.alltoall_throttle = 0) 0.72; with 4 processes per node at 8 KiB per rank pair (eager) 0.77 (0.73 on "
+        "2026-11-29, the busiest CPU then working 61% of the run) (8 per node at 4 KiB: 0.69, where blocks of 32 peers span 4 nodes and allow "
         "0.77); where_time_goes in the recipe's --json",
     ("alltoall-scaling", "the most MPICH's rounds allow on the most nodes with our rank order, fraction of the peak"):
         "in node order each round of 32 peers sends a group's bytes to one or two other groups, and bytes beyond a "
@@ -58,24 +59,23 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "maximum (docs/model.md, \"The two unpublished Aries choices together\")",
     ("congestion-distribution", "Slingshot, worst impact over the cases"):
         "quick mode runs 96 nodes, all in one Malbec group, and three victims, where the paper's 2.3x is one case "
-        "of its full study; the switches hold every incast pair to its share from its first packet; full mode's "
-        "Slingshot points read at most 1.73x, beside the all-to-all with 24 processes per node (2026-11-30)",
+        "of its full study; the switches cut every incast pair to its share once its first congestion ack is "
+        "back, and the persistent 128 KiB incast's pairs stay cut; full mode's "
+        "Slingshot points read at most 1.85x, beside the all-to-all with 24 processes per node (2026-11-30)",
     ("shandy-applications", "worst application impact on 1024 nodes"):
         "the switches hold the 767 incast flows per rail into one port to their shares, and each hop lets at most "
         "16 KiB bound for the target onto any one output while other packets pass (the presets' "
-        "congestion.hop_hold_bytes), so in full mode LAMMPS with the incast on 75% reads 1.012x and the worst is "
-        "LAMMPS beside the all-to-all on 50% at 1.109x; the limit per hop is assumed, and a persistent incast's cost "
+        "congestion.hop_hold_bytes), so in full mode LAMMPS with the incast on 75% reads 1.007x, the worst beside "
+        "the incast 1.027x (MILC), and the worst is LAMMPS beside the all-to-all on 50% at 1.109x; the limit per hop is assumed, and a persistent incast's cost "
         "to its neighbours follows it steeply (docs/model.md, \"Holding at every hop\"); what left LAMMPS 3.55x "
         "slower on Shandy is not known",
     ("bursty-incast", "worst impact of a bursty incast"):
-        "with congesting flows held at every hop (the presets' congestion.hop_hold_bytes, [Roweth] Sec. II-E), a "
-        "burst whose flows restart at line rate is held at the first hop where the target's port is congested and "
-        "the victim's packets pass it while the hop's congestion ack cuts the flow, so every point lies within 1.0013x "
-        "of alone (full mode) and no size leads; "
-        "held at the ingress switch only, bursts of one 16 KiB message with 100 us gaps read 1.065x, above 8 B and "
-        "128 KiB; a burst that outlasts the victim is the persistent aggressor put for put, so the paper's peak at "
-        "large bursts and small gaps is absent either way, and how much a persistent incast costs follows the "
-        "assumed 16 KiB limit per hop steeply (1.29x at 32 KiB; docs/model.md, \"Holding at every hop\")",
+        "the hops hold only flows a congestion ack has cut (the presets' congestion.hop_hold_cut_flows_only), so a "
+        "put that starts after its pair went idle passes them with its first window before the control reacts, the "
+        "paper's reason: all of a 16 KiB put, little of an 8 B or 1 KiB one, the first part of a 128 KiB one; our "
+        "peak (1.79x, 16 KiB bursts of one every 100 us) is where all 241 ranks restart together after a gap, not "
+        "at the paper's large bursts and small gaps, and follows the assumed rules for forgetting an idle flow and "
+        "for its first window (docs/model.md, \"Which flows the hops hold\")",
     ("aries-allocation-noise", "inter-group worst round trip over the median"):
         "two chassis have two minimal paths of 42 Gb/s row links where two blades of a chassis have one, which "
         "outweighs a hop for a 16 KiB message; the spread inside a group follows the same links: with 3 row "
@@ -108,12 +108,7 @@ quantity): the report prints it when the claim's ordering fails or its number is
 docs/experiments.md has the numbers and how they were measured."""
 
 
-FULL_MODE_READS: Dict[Tuple[str, str], str] = {
-    ("bisection-alltoall", "bisection, fraction of 6.4 TB/s at the largest size"):
-        "full mode (1024 nodes, 2026-11-30) has the alltoall move more than the bisection, narrowly: 5.63 TB/s at "
-        "32 KiB against 5.45 TB/s at 1 MiB with 16 processes per node (0.852 of 6.4); quick's 512 nodes with one "
-        "process per node read 4.56 against 4.63",
-}
+FULL_MODE_READS: Dict[Tuple[str, str], str] = {}
 """What a full-mode run found for a claim whose verdict it reads otherwise than quick mode, keyed as
 :data:`KNOWN_CAUSES`: a quick report lists these below its table, so a row that holds in quick mode
 does not claim more than the full figure shows."""

@@ -59,7 +59,9 @@ pub struct CongestionConfig {
     /// flows a congestion ack has cut since their state was made, as
     /// switches that track each flow and learn of its congestion from its
     /// own acks would ([Roweth] Sec. II-E); a flow new to a congested port
-    /// passes them until its first congestion ack is back. False: every
+    /// passes them until its first congestion ack is back, unless packets
+    /// bound for the same endpoint already wait beside the output, behind
+    /// which it waits in turn. False: every
     /// packet bound for a congested port counts, whatever its flow.
     pub hop_hold_cut_flows_only: bool,
     /// DCQCN: RED/ECN marking thresholds on a switch output queue and the

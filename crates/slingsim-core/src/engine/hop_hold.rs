@@ -23,6 +23,11 @@
 //! sources have admitted waits at their ingress switches, where only the
 //! flows' own sources are behind it.
 //!
+//! With `congestion.hop_hold_cut_flows_only` a hop holds a flow only once
+//! a congestion ack has cut it, as a switch tracking each flow would know
+//! it: a new flow's packets pass uncounted, unless packets bound for the
+//! same endpoint already wait beside the output, behind which they wait.
+//!
 //! Deadlock freedom: a held packet waits for a packet of its own
 //! destination, one hop further on, to leave the next switch; that one
 //! waits at worst for the same one hop further still, and the last hop
@@ -150,7 +155,11 @@ impl Simulation {
         let port = self.net.endpoint_down[p.dst];
         let marks = self.cc.port_marks(port, self.channels.tx[port].queued_bytes);
         // A flow no congestion ack has cut yet is unknown to the hops as
-        // congesting (`cut_flows_only`): it passes, counted.
+        // congesting (`cut_flows_only`): it passes, uncounted, unless
+        // packets bound for the same endpoint already wait beside this
+        // output, behind which it waits in turn (letting it pass them too
+        // put a persistent 16 KiB incast's restarting flows into the
+        // fabric unheld: its victim took 15.7x as long, docs/model.md).
         let congested = marks.is_some() && !(self.hop_hold.cut_flows_only && !self.cc.flow_cut(p.src, p.dst));
         let hh = &mut self.hop_hold;
         // Nothing held anywhere is the common case: no lookup then.

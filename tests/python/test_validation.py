@@ -147,12 +147,12 @@ def test_the_report_gives_a_cause_for_every_difference_and_only_for_differences(
     fig12 = claim_row(claim("bursty-incast", "worst impact of a bursty incast"),
                       Outcome([], {"max_impact": 1.001, "medium_hurts_most": False}))
     assert agrees["known_cause"] is None and unexplained["known_cause"] is None
-    assert "held at the first hop" in fig12["known_cause"]
+    assert "first window" in fig12["known_cause"]
     lines = difference_lines([agrees, unexplained, fig12])
     assert len(lines) == 2
     assert "switch-latency" in lines[0] and "ordering fails and outside 2x" in lines[0]
     assert "cause not established yet" in lines[0]
-    assert "bursty-incast" in lines[1] and "ordering fails" in lines[1] and "held at the first hop" in lines[1]
+    assert "bursty-incast" in lines[1] and "ordering fails" in lines[1] and "first window" in lines[1]
     text = markdown([agrees, unexplained, fig12], True, "slingsim validate --quick", "2026-11-29")
     assert "## Where ours differs, and why" in text
     assert "(experiments.md#slingsim-experiment-bursty-incast)" in text

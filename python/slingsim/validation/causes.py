@@ -71,8 +71,8 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "slower on Shandy is not known",
     ("bursty-incast", "worst impact of a bursty incast"):
         "the hops hold only flows a congestion ack has cut (the presets' congestion.hop_hold_cut_flows_only), so a "
-        "put that starts after its pair went idle passes them with its first window before the control reacts, the "
-        "paper's reason: all of a 16 KiB put, little of an 8 B or 1 KiB one, the first part of a 128 KiB one; our "
+        "put that starts after its pair went idle passes them with its first window before the control reacts "
+        "(unless packets for its endpoint already wait beside an output), the paper's reason: all of a 16 KiB put, little of an 8 B or 1 KiB one, the first part of a 128 KiB one; our "
         "peak (1.79x, 16 KiB bursts of one every 100 us) is where all 241 ranks restart together after a gap, not "
         "at the paper's large bursts and small gaps, and follows the assumed rules for forgetting an idle flow and "
         "for its first window (docs/model.md, \"Which flows the hops hold\")",

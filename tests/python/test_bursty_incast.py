@@ -102,6 +102,26 @@ def test_key_figures_find_the_largest_impact_and_where():
     assert checks["medium_bytes"] == [1024] and checks["medium_messages_max_impact"] == 1.18
     assert checks["medium_hurts_most"] is True
     assert checks["identical_points"] == 1 and checks["paper"]["max_impact"] == 1.21
+    # The medium peak (bursts of 100, 1 us gaps) lies in the corner of large bursts and small gaps.
+    assert checks["medium_corner_max_impact"] == 1.18 and checks["medium_peak_at_large_bursts_small_gaps"] is True
+
+
+def test_a_medium_peak_outside_the_corner_of_large_bursts_and_small_gaps_is_reported():
+    def row(nbytes, burst, gap, impact):
+        return {"aggressor_bytes": nbytes, "burst_messages": burst, "burst_gap_ns": gap, "impact": impact,
+                "censored": False, "isolated_ns": 10.0, "congested_ns": 10.0 * impact}
+
+    ends = [row(8, 0, None, 1.0), row(131_072, 0, None, 1.0)]
+    # Ours in full mode: 16 KiB peaks at bursts of one every 100 us, persistent-like bursts lower.
+    ours = ends + [row(16_384, 1, 100_000.0, 1.79), row(16_384, 100, 1000.0, 1.15), row(16_384, 10, 1000.0, 1.12)]
+    checks = key_figures(ours)
+    assert checks["medium_corner_max_impact"] == 1.15  # bursts of 10 are not large; 100 us is not small
+    assert checks["medium_peak_at_large_bursts_small_gaps"] is False
+    # Within the figure's two decimals of the peak counts as the peak.
+    close = ends + [row(16_384, 1, 100_000.0, 1.205), row(16_384, 1000, 10_000.0, 1.2)]
+    assert key_figures(close)["medium_peak_at_large_bursts_small_gaps"] is True
+    # No point in the corner: nothing to read.
+    assert key_figures(ends + [row(16_384, 1, 100_000.0, 1.2)])["medium_peak_at_large_bursts_small_gaps"] is None
 
 
 def test_a_medium_lead_within_the_figures_resolution_is_no_lead():

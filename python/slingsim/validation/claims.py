@@ -166,6 +166,12 @@ CLAIMS: Sequence[Claim] = (
           1.21, check("max_impact"),
           "medium messages hurt more than the smallest and the largest (by more than 0.01, the figure's two decimals)",
           check("medium_hurts_most")),
+    Claim("bursty-incast", "[DeSensi20] Fig. 12",
+          "medium messages, worst impact with bursts of 100 or more and gaps of 10 us or less",
+          "the highest impact for large bursts and small gaps (values in the figure only)", None,
+          check("medium_corner_max_impact"),
+          "the medium sizes' worst impact lies at large bursts and small gaps (within 0.01)",
+          check("medium_peak_at_large_bursts_small_gaps")),
     Claim("bursty-incast", "[DeSensi20] Fig. 12", "bursts of 10^6 messages, largest impact difference from persistent",
           "no difference between bursts of 10^6 messages and persistent congestion", None,
           lambda o: _max_of(v for v in (_get(o.checks, "longest_burst_minus_persistent") or {}).values()

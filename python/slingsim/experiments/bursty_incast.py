@@ -179,17 +179,17 @@ SMALL_GAP_NS = 10_000.0
 """Fig. 12's corner of large bursts and small gaps: bursts of at least this many messages, at most this gap."""
 
 
-def corner_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
+def corner_figures(rows: List[Dict[str, Any]], medium: Dict[str, Any]) -> Dict[str, Any]:
     """Fig. 12's second claim: "the highest impact for large bursts and for small gaps". Over the medium
-    sizes, the largest impact in that corner (:data:`LARGE_BURST_MESSAGES`, :data:`SMALL_GAP_NS`) and
-    whether it is the medium sizes' largest at the figure's resolution (within ``SAME_IMPACT``). None
-    without a size between the smallest and the largest or without a point in the corner."""
-    medium = sorted({r["aggressor_bytes"] for r in rows})[1:-1]
-    mine = [r for r in rows if r["aggressor_bytes"] in medium]
-    corner = [r for r in mine if r["burst_messages"] >= LARGE_BURST_MESSAGES
+    sizes (``medium``: :func:`medium_figures` of the same rows), the largest impact in that corner
+    (:data:`LARGE_BURST_MESSAGES`, :data:`SMALL_GAP_NS`) and whether it is the medium sizes' largest at
+    the figure's resolution (within ``SAME_IMPACT``). None without a size between the smallest and the
+    largest or without a point in the corner."""
+    corner = [r for r in rows if r["aggressor_bytes"] in medium["medium_bytes"]
+              and r["burst_messages"] >= LARGE_BURST_MESSAGES
               and r["burst_gap_ns"] is not None and r["burst_gap_ns"] <= SMALL_GAP_NS]
     at_corner = max_impact(corner)[0] if corner else None
-    at_medium = max_impact(mine)[0] if mine else None
+    at_medium = medium["medium_messages_max_impact"]
     return {
         "medium_corner_max_impact": at_corner,
         "medium_peak_at_large_bursts_small_gaps": (None if at_corner is None or at_medium is None
@@ -202,6 +202,7 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     persistent congestion, the medium sizes against the smallest and the largest
     (:func:`medium_figures`) and the longest bursts against persistent congestion."""
     measured = [r for r in rows if r["impact"] is not None]
+    medium = medium_figures(rows)
     top = max(measured, key=lambda r: r["impact"])
     biggest, censored = max_impact(rows)
     return {
@@ -209,8 +210,8 @@ def key_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
         "max_impact_censored": censored,
         "max_at": {k: top[k] for k in ("aggressor_bytes", "burst_messages", "burst_gap_ns")},
         "persistent_impact": max_impact([r for r in rows if r["burst_messages"] == 0])[0],
-        **medium_figures(rows),
-        **corner_figures(rows),
+        **medium,
+        **corner_figures(rows, medium),
         "identical_points": identical_points(rows),
         **longest_burst_figures(rows),
         "paper": {"source": "[DeSensi20] Sec. III-A, Fig. 12", "max_impact": 1.21,

@@ -69,7 +69,7 @@ pub(crate) struct HopHold {
     pub cap: u64,
     /// Hold only flows a congestion ack has cut
     /// (`congestion.hop_hold_cut_flows_only`).
-    pub cut_flows_only: bool,
+    cut_flows_only: bool,
     /// Committed bytes per (output, destination).
     bytes: IntMap<u64>,
     /// Held packets per output: per destination, in arrival order.

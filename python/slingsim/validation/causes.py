@@ -73,16 +73,18 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "the hops hold only flows a congestion ack has cut (the presets' congestion.hop_hold_cut_flows_only), so a "
         "put that starts after its pair went idle passes them with its first window before the control reacts "
         "(unless packets for its endpoint already wait beside an output), the paper's reason: all of a 16 KiB put, little of an 8 B or 1 KiB one, the first part of a 128 KiB one; our "
-        "peak (1.79x, 16 KiB bursts of one every 100 us) is where all 241 ranks restart together after a gap, not "
-        "at the paper's large bursts and small gaps, and follows the assumed rules for forgetting an idle flow and "
+        "peak (1.79x, 16 KiB bursts of one every 100 us) is at gaps of 100-200 us, where more of each put enters "
+        "the fabric before its flow is cut than with shorter gaps while the target's port stays congested, not "
+        "at the paper's large bursts and small gaps; it follows the assumed rules for forgetting an idle flow and "
         "for its first window (docs/model.md, \"Which flows the hops hold\")",
     ("bursty-incast", "medium messages, worst impact with bursts of 100 or more and gaps of 10 us or less"):
         "a burst of 100 or more 16 KiB puts outlasts the victim and reads as persistent (1.147x in full mode, near "
-        "the paper's 1.21x), while our peak is where every rank's flow restarts together after a gap (bursts of one "
-        "every 100 us 1.788x, of ten every 1 ms 1.767x; with seeds 2 and 3 1.34-1.56x against persistent "
-        "1.07-1.21x): each restart is a new flow whose first window passes the hops (docs/model.md, \"Which flows "
-        "the hops hold\"); how long a flow must be idle before it is forgotten and how large its first window is "
-        "are assumed, and the paper's ranks may not restart together as ours do",
+        "the paper's 1.21x), while ours peaks at gaps of 100-200 us (bursts of one every 100 us 1.788x, of ten every "
+        "1 ms 1.767x; over seeds 1-5 1.51x and 1.56x on average against persistent 1.14x): every put is a new flow "
+        "whose first packets pass the hops before its first congestion ack, and with those gaps more of each put "
+        "enters the fabric unheld while the target's port stays congested; the ranks' puts start evenly in time, "
+        "not together (docs/measurement-log.md); how Rosetta treats a new flow toward a port congested for "
+        "milliseconds, and how large its first window is, are not in the papers",
     ("aries-allocation-noise", "inter-group worst round trip over the median"):
         "two chassis have two minimal paths of 42 Gb/s row links where two blades of a chassis have one, which "
         "outweighs a hop for a 16 KiB message; the spread inside a group follows the same links: with 3 row "

@@ -22,7 +22,7 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "numbered its ranks is not in the papers",
     ("bisection-alltoall", "bisection, fraction of 6.4 TB/s at the largest size"):
         "the alltoall falls just short of the bisection for its rank order and MPICH's blocks of 32 peers (row "
-        "above): 4.47 against 4.63 TB/s in quick mode, 5.50 against 5.58 TB/s in full mode (2026-11-30, the "
+        "above): 4.46 against 4.63 TB/s in quick mode, 5.50 against 5.58 TB/s in full mode (2026-11-30, the "
         "bisection 0.871 of 6.4 TB/s with 16 processes per node); before the hops held only flows a congestion ack "
         "has cut, full mode's alltoall moved more, 5.63 against 5.45 TB/s",
     ("alltoall-scaling", "MPI_Alltoall, fraction of the peak on the most nodes (full: 1024)"):

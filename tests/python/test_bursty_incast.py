@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from slingsim.experiments.bursty_incast import (aggressor_port_load, base, key_figures, load_config, plot, study_points,
-                                                with_aggressor, SYSTEM)
+from slingsim.experiments.bursty_incast import aggressor_port_load, base, key_figures, plot, study_points, with_aggressor
 from slingsim.experiments.congestion_heatmap import impact_of, planned_nodes, point_shares
 from slingsim.sweep import run_summaries
 
@@ -58,7 +57,6 @@ def test_bursts_barely_touch_the_victim_with_slingshot_but_not_without(tmp_path)
     assert plot(rows, tmp_path / "bursty.png").is_file()
 
 
-
 def test_medium_puts_slow_the_victim_because_new_flows_pass_the_hops():
     """[DeSensi20] Sec. III-C: for medium messages "some congestion builds up before the congestion control
     algorithm detects and reacts to it". A put after its pair went idle is a new flow, which the hops do not
@@ -80,6 +78,7 @@ def test_medium_puts_slow_the_victim_because_new_flows_pass_the_hops():
     assert medium_every_flow < 1.02 and held_every_flow > held_medium, "held at the hops, they do not"
     assert large < 1.02 < medium, "a 128 KiB put's first window is a small part of it: the rest is held"
 
+
 def test_gaps_that_leave_the_target_port_idle_do_not_slow_the_victim():
     """With 241 ranks of 16 KiB puts the target's port drains a round of puts in about 316 us. Gaps of
     100 us keep it congested throughout, and each put's first packets enter the fabric before its flow
@@ -88,11 +87,10 @@ def test_gaps_that_leave_the_target_port_idle_do_not_slow_the_victim():
     comes from")."""
     iso = base(16_384)
     iso["job"][0]["iterations"] = 30
-    port_bps = load_config(SYSTEM)["nic"]["bandwidth_bps"]
-    s = run_summaries([iso, with_aggressor(iso, 16_384, 1, 100_000.0), with_aggressor(iso, 16_384, 1, 400_000.0)],
-                      scheduler="sync")
+    busy_cfg, idle_cfg = with_aggressor(iso, 16_384, 1, 100_000.0), with_aggressor(iso, 16_384, 1, 400_000.0)
+    s = run_summaries([iso, busy_cfg, idle_cfg], scheduler="sync")
     (busy, _), (idle, _) = impact_of(s[0], s[1]), impact_of(s[0], s[2])
-    busy_load, idle_load = aggressor_port_load(s[1], port_bps), aggressor_port_load(s[2], port_bps)
+    busy_load, idle_load = aggressor_port_load(s[1], busy_cfg), aggressor_port_load(s[2], idle_cfg)
     print(f"100 us gaps {busy:.3f} (port load {busy_load:.3f}), 400 us gaps {idle:.4f} (port load {idle_load:.3f})")
     assert busy_load > 0.97 and idle_load < 0.9, "the port is saturated with 100 us gaps and not with 400 us"
     assert busy > 1.1 and idle < 1.05, "the victim is slowed only while the port stays congested"

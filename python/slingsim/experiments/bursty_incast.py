@@ -113,10 +113,9 @@ def run_bursty_incast(
     points = study_points(quick)
     rows, summaries, shares = run_points(points, scheduler, workers, progress, cache, name="bursty-incast",
                                          stop_rule=stop_rule)
-    port_bps = load_config(SYSTEM)["nic"]["bandwidth_bps"]
-    for row, con_s in zip(rows, summaries[len(points):]):
+    for (_, _, con), row, con_s in zip(points, rows, summaries[len(points):]):
         row["burst_outlasted_victim"] = burst_outlasted_victim(row, con_s)
-        row["aggressor_port_load"] = aggressor_port_load(con_s, port_bps)
+        row["aggressor_port_load"] = aggressor_port_load(con_s, con)
     checks = {**key_figures(rows), "shares_checked": True, "shares": summarise_shares(points, shares)["all"],
               **stop_rule_checks(rows, stop_rule)}
     with study_output(out_dir, summaries, started, study_params(quick, stop_rule)) as out:
@@ -133,13 +132,13 @@ def burst_outlasted_victim(row: Dict[str, Any], congested: Dict[str, Any]) -> Op
     return congested["jobs"]["aggressor"]["iterations"] == 0
 
 
-def aggressor_port_load(congested: Dict[str, Any], port_bps: float) -> float:
+def aggressor_port_load(congested: Dict[str, Any], cfg: Config) -> float:
     """What the incast delivered over the whole run as a fraction of its target's link rate (payload
     bytes, so a saturated port reads about 0.99). Near 1, the target's port was congested throughout
     and each new put met a queue; well below it, the ranks' gaps left the port idle part of the time,
     as gaps of 400 us or more do with 241 ranks of 16 KiB puts (docs/measurement-log.md)."""
     delivered = congested["traffic"]["aggressor"]["bytes_delivered"]
-    return round(delivered * 8.0 / (congested["sim_time_ns"] * 1e-9) / port_bps, 4)
+    return round(delivered * 8.0 / (congested["sim_time_ns"] * 1e-9) / cfg["nic"]["bandwidth_bps"], 4)
 
 
 def longest_burst_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:

@@ -50,3 +50,37 @@ def test_pairs_and_spread_nodes_sit_in_their_groups(monkeypatch):
     assert a.placement_holds()
     monkeypatch.setitem(a.PAIRS, "two groups", [0, 100])
     assert not a.placement_holds()
+
+
+def _pingpong_one_group(counters, iterations=6):
+    from slingsim.api import run_summary
+
+    labels_cfg = [c for l, c in study_points(quick=True)
+                  if l["workload"] == "ping-pong one group 1024 KiB" and l["routing"] == "app-aware"]
+    cfg = labels_cfg[0]
+    cfg["job"][0]["iterations"] = iterations
+    cfg["mpi"] = {**cfg.get("mpi", {}), "app_aware": {"counters": counters}}
+    return run_summary(cfg)["jobs"]["app"]
+
+
+def test_one_message_at_a_time_the_whole_nic_reads_as_the_message_did():
+    # With the NIC's counters read before each decision ([DeSensi19] Algorithm 1) a sample is what the
+    # NIC did since the rank's last read. In a ping-pong each decision comes after the rank's previous
+    # message is done, so the NIC's read adds to that message's packets only the rendezvous control
+    # messages sent since (high bias, undecided), and both readings decide alike: the 1 MiB messages
+    # inside a chassis settle on adaptive, whose non-minimal paths carry what the one minimal row link
+    # cannot.
+    by = {c: _pingpong_one_group(c) for c in ("message", "nic")}
+    assert by["nic"]["app_aware_messages"] == by["message"]["app_aware_messages"]
+    assert abs(by["nic"]["iteration_ns"]["mean"] / by["message"]["iteration_ns"]["mean"] - 1) < 0.01
+    decisions = by["nic"]["app_aware_decisions"]
+    assert decisions["decisions"] == 12 and decisions["switches"] <= 4, decisions
+
+
+def test_an_unknown_counter_reading_is_refused_by_name():
+    import pytest
+
+    from slingsim.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"mpi\.app_aware\.counters.*`message` or `nic`"):
+        _pingpong_one_group("nix", iterations=1)

@@ -121,8 +121,10 @@ FULL_MODE_READS: Dict[Tuple[str, str], str] = {
     ("app-aware-routing", "app-aware's worst time over the better static mode"):
         "full mode (2026-11-30) reads 1.253, outside 10%: on the 16 KiB alltoall over 64 nodes, which quick mode "
         "does not run, app-aware trails adaptive by 25% (420 against 336 us an iteration) with 16% of its "
-        "messages on high bias; the ping-pongs, the allreduce and halo3d stay within 2.5% (docs/experiments.md, "
-        "app-aware-routing)",
+        "messages on high bias; the ping-pongs, the allreduce and halo3d stay within 2.5%. The gap came with a "
+        "rank's MPI work queueing on one CPU (2026-11-28; adaptive 404.9 -> 335.5 us, app-aware 373.4 -> 420.4), "
+        "not with the detour change; neither the scaling factors nor reading the whole NIC's counters moves it "
+        "(docs/experiments.md, app-aware-routing)",
 }
 """What a full-mode run found for a claim whose verdict it reads otherwise than quick mode, keyed as
 :data:`KNOWN_CAUSES`: a quick report lists these below its table, so a row that holds in quick mode

@@ -14,6 +14,11 @@
 //! message goes with high bias, which has the lower latency for small
 //! messages, and its counters are not read (the paper's threshold exists
 //! to spare reading them), so only decided messages give samples.
+//!
+//! Which counters make a sample is `counters`: each decided message's own,
+//! read when it completes (`message`), or the node's NIC counters read at
+//! each decision, what changed since the rank's previous read credited to
+//! the mode the rank was using (`nic`, Algorithm 1 as the paper ran it).
 
 use serde::{Deserialize, Serialize};
 
@@ -51,11 +56,31 @@ pub struct AppAwareConfig {
     /// `latency_scale` assumes, so the estimate kept high bias for 70% of
     /// the messages and app-aware took 1.15x DEFAULT's time (1.06x now).
     pub max_age: u32,
+    /// Which counters a sample is made of (see [`CounterRead`]).
+    pub counters: CounterRead,
+}
+
+/// `mpi.app_aware.counters`: what a rank reads to sample a mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CounterRead {
+    /// Each decided message's own counters, read when its last packet is
+    /// delivered: a sample of one mode, one message and one destination,
+    /// known only once that message is done.
+    #[default]
+    Message,
+    /// The node's NIC counters, read before each decision: the packets
+    /// delivered and the flits sent since the rank's previous read, whatever
+    /// their mode or sender, credited to the mode of the rank's last
+    /// decision. [DeSensi19] Sec. 2.3 and 4.2: Aries users read the NIC's
+    /// counters only; Algorithm 1 stores the counters read after a message
+    /// is sent as the current mode's L and s.
+    Nic,
 }
 
 impl Default for AppAwareConfig {
     fn default() -> Self {
-        AppAwareConfig { latency_scale: 0.8, stall_scale: 2.0, threshold_bytes: 4096, max_age: 1024 }
+        AppAwareConfig { latency_scale: 0.8, stall_scale: 2.0, threshold_bytes: 4096, max_age: 1024, counters: CounterRead::Message }
     }
 }
 
@@ -78,25 +103,54 @@ pub struct Sample {
     pub stall: f64,
 }
 
+/// Cumulative NIC counters as a rank reads them (ps and counts).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Reading {
+    pub latency_ps: f64,
+    pub delivered: u64,
+    pub stalled_ps: f64,
+    pub flits: u64,
+}
+
 /// One rank's state.
 #[derive(Clone, Debug, Default)]
 pub struct RankState {
     current: usize,
     samples: [Option<(Sample, u32)>; 2],
     since_decision: u64,
+    /// The NIC counters at this rank's previous read (`counters = "nic"`).
+    last_read: Reading,
 }
 
 impl RankState {
     /// The mode (index into [`MODES`]) for a message of `bytes` in
     /// `packets` packets and `flits` flits, and whether the algorithm
     /// decided it (then the message's counters are to be observed).
-    pub fn choose(&mut self, c: &AppAwareConfig, bytes: u64, packets: u64, flits: u64) -> (usize, bool) {
+    /// `nic` is what the node's NIC counters read now; with `counters =
+    /// "nic"` a decision first samples the current mode from them.
+    pub fn choose(&mut self, c: &AppAwareConfig, bytes: u64, packets: u64, flits: u64, nic: impl FnOnce() -> Reading) -> (usize, bool) {
         self.since_decision += bytes;
         if self.since_decision < c.threshold_bytes {
             return (HIGH_BIAS, false);
         }
         self.since_decision = 0;
+        if c.counters == CounterRead::Nic {
+            self.read_nic(nic());
+        }
         (self.decide(c, packets, flits), true)
+    }
+
+    /// What changed on the NIC since the previous read becomes a sample of
+    /// the current mode; nothing delivered in between, no sample.
+    fn read_nic(&mut self, now: Reading) {
+        let was = std::mem::replace(&mut self.last_read, now);
+        let delivered = now.delivered - was.delivered;
+        if delivered == 0 {
+            return;
+        }
+        let flits = now.flits - was.flits;
+        let stall = if flits == 0 { 0.0 } else { (now.stalled_ps - was.stalled_ps) / flits as f64 };
+        self.observe(self.current, Sample { latency: (now.latency_ps - was.latency_ps) / delivered as f64, stall });
     }
 
     fn decide(&mut self, c: &AppAwareConfig, packets: u64, flits: u64) -> usize {
@@ -145,13 +199,19 @@ mod tests {
         AppAwareConfig::default()
     }
 
+    impl RankState {
+        fn choose_msg(&mut self, c: &AppAwareConfig, bytes: u64, packets: u64, flits: u64) -> (usize, bool) {
+            self.choose(c, bytes, packets, flits, || panic!("message counters never read the NIC"))
+        }
+    }
+
     #[test]
     fn small_messages_go_with_high_bias_until_the_threshold() {
         let mut r = RankState::default();
-        assert_eq!(r.choose(&c(), 1000, 1, 63), (HIGH_BIAS, false));
-        assert_eq!(r.choose(&c(), 1000, 1, 63), (HIGH_BIAS, false));
+        assert_eq!(r.choose_msg(&c(), 1000, 1, 63), (HIGH_BIAS, false));
+        assert_eq!(r.choose_msg(&c(), 1000, 1, 63), (HIGH_BIAS, false));
         // 4 KiB reached: a decision, and with no sample yet the current mode (adaptive).
-        assert_eq!(r.choose(&c(), 3000, 1, 188), (ADAPTIVE, true));
+        assert_eq!(r.choose_msg(&c(), 3000, 1, 188), (ADAPTIVE, true));
     }
 
     #[test]
@@ -160,10 +220,10 @@ mod tests {
         // Eq. 4: high bias pays off below (2000 - 1600) / (2 - 1) * (p + 512) / 1024 = ~200 flits.
         let mut r = RankState::default();
         r.observe(ADAPTIVE, Sample { latency: 2.0e6, stall: 1.0e3 });
-        assert_eq!(r.choose(&c(), 4096, 1, 128).0, HIGH_BIAS, "128 flits, under the ~200 of Eq. 4");
+        assert_eq!(r.choose_msg(&c(), 4096, 1, 128).0, HIGH_BIAS, "128 flits, under the ~200 of Eq. 4");
         let mut r = RankState::default();
         r.observe(ADAPTIVE, Sample { latency: 2.0e6, stall: 1.0e3 });
-        assert_eq!(r.choose(&c(), 1 << 20, 256, 65_536).0, ADAPTIVE, "a long message is bound by its stalls");
+        assert_eq!(r.choose_msg(&c(), 1 << 20, 256, 65_536).0, ADAPTIVE, "a long message is bound by its stalls");
     }
 
     #[test]
@@ -172,7 +232,7 @@ mod tests {
         // High bias measured with far more stalls than the scaling factor assumes.
         r.observe(ADAPTIVE, Sample { latency: 2.0e6, stall: 1.0e3 });
         r.observe(HIGH_BIAS, Sample { latency: 1.9e6, stall: 50.0e3 });
-        assert_eq!(r.choose(&c(), 1 << 20, 256, 65_536).0, ADAPTIVE);
+        assert_eq!(r.choose_msg(&c(), 1 << 20, 256, 65_536).0, ADAPTIVE);
         // After max_age high-bias samples, adaptive's sample is replaced by the estimate.
         let mut r = RankState { current: HIGH_BIAS, ..Default::default() };
         r.observe(ADAPTIVE, Sample { latency: 1.0e6, stall: 0.0 });
@@ -180,6 +240,26 @@ mod tests {
             r.observe(HIGH_BIAS, Sample { latency: 1.5e6, stall: 1.0e3 });
         }
         // Estimate for adaptive: 1.5e6 / 0.8 = 1.875e6 latency, 500 ps stall.
-        assert_eq!(r.choose(&c(), 4096, 1, 256).0, HIGH_BIAS);
+        assert_eq!(r.choose_msg(&c(), 4096, 1, 256).0, HIGH_BIAS);
+    }
+
+    #[test]
+    fn nic_reads_credit_what_changed_since_the_last_read_to_the_current_mode() {
+        let cfg = AppAwareConfig { counters: CounterRead::Nic, ..c() };
+        let mut r = RankState::default();
+        let read = |latency_ps: f64, delivered, stalled_ps: f64, flits| Reading { latency_ps, delivered, stalled_ps, flits };
+        // First decision: 10 packets at 2 us, no stall, credited to adaptive (the starting mode);
+        // high bias is then estimated (0.8 x 2 us, no stall) and taken.
+        assert_eq!(r.choose(&cfg, 4096, 64, 320, || read(20.0e6, 10, 0.0, 50)), (HIGH_BIAS, true));
+        assert_eq!(r.samples[ADAPTIVE].unwrap().0, Sample { latency: 2.0e6, stall: 0.0 });
+        // Nothing delivered since: no sample, the decision stands on the stored ones.
+        assert_eq!(r.choose(&cfg, 4096, 64, 320, || read(20.0e6, 10, 0.0, 60)), (HIGH_BIAS, true));
+        assert!(r.samples[HIGH_BIAS].is_none());
+        // 10 more packets at 3 us with 5 ns of stall per flit over 100 flits: high bias's sample,
+        // worse than adaptive's on both counts, so back to adaptive.
+        assert_eq!(r.choose(&cfg, 4096, 64, 320, || read(50.0e6, 20, 500.0e3, 160)), (ADAPTIVE, true));
+        assert_eq!(r.samples[HIGH_BIAS].unwrap().0, Sample { latency: 3.0e6, stall: 5.0e3 });
+        // Below the threshold nothing is read.
+        assert_eq!(r.choose(&cfg, 100, 1, 5, || panic!("read below the threshold")), (HIGH_BIAS, false));
     }
 }

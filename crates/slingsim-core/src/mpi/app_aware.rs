@@ -125,9 +125,10 @@ pub struct RankState {
 impl RankState {
     /// The mode (index into [`MODES`]) for a message of `bytes` in
     /// `packets` packets and `flits` flits, and whether the algorithm
-    /// decided it (then the message's counters are to be observed).
-    /// `nic` is what the node's NIC counters read now; with `counters =
-    /// "nic"` a decision first samples the current mode from them.
+    /// decided it (with `counters = "message"` its counters are then to be
+    /// observed when it completes). `nic` gives what the node's NIC counters
+    /// read now; with `counters = "nic"` a decision first samples the
+    /// current mode from them.
     pub fn choose(&mut self, c: &AppAwareConfig, bytes: u64, packets: u64, flits: u64, nic: impl FnOnce() -> Reading) -> (usize, bool) {
         self.since_decision += bytes;
         if self.since_decision < c.threshold_bytes {

@@ -148,14 +148,14 @@ impl Simulation {
             let flits = wire.div_ceil(self.cfg.nic.flit_bytes.max(1) as u64);
             let packets = bytes.div_ceil(self.nics.mtu as u64);
             let params = &self.mpi.params.as_ref().expect("jobs have parameters").app_aware;
-            let nic = self.node_nic_counters(a.0);
+            let per_message = params.counters == crate::mpi::app_aware::CounterRead::Message;
+            let nic = if per_message { Default::default() } else { self.node_nic_counters(a.0) };
             let reading = || crate::mpi::app_aware::Reading {
                 latency_ps: nic.latency_ps.as_f64(),
                 delivered: nic.delivered,
                 stalled_ps: nic.stalled_ps.as_f64(),
                 flits: nic.flits,
             };
-            let per_message = params.counters == crate::mpi::app_aware::CounterRead::Message;
             let state = &mut self.mpi.app_aware[w.from as usize];
             let before = state.current();
             let (mode, decided) = state.choose(params, bytes, packets, flits, reading);

@@ -185,6 +185,13 @@ impl Network {
         self.node_endpoints[(node.0 * self.rails + rail) as usize]
     }
 
+    /// The endpoints of node `node`, one per rail.
+    #[inline]
+    pub fn endpoints_of_node(&self, node: NodeId) -> &[EndpointId] {
+        let r = self.rails as usize;
+        &self.node_endpoints[node.0 as usize * r..(node.0 as usize + 1) * r]
+    }
+
     /// Adds a switch with `ports` ports, all uncabled.
     pub fn add_switch(&mut self, ports: u32) -> SwitchId {
         let base = self.port_channel.len() as u32;

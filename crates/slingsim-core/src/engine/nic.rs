@@ -72,6 +72,28 @@ impl NicCounters {
         self.responses += x.responses;
     }
 
+    /// What these counters gained since they read `earlier`.
+    pub fn since(&self, earlier: &NicCounters) -> NicCounters {
+        NicCounters {
+            packets: self.packets - earlier.packets,
+            flits: self.flits - earlier.flits,
+            stalled_ps: self.stalled_ps - earlier.stalled_ps,
+            latency_ps: self.latency_ps - earlier.latency_ps,
+            delivered: self.delivered - earlier.delivered,
+            round_trip_ps: self.round_trip_ps - earlier.round_trip_ps,
+            responses: self.responses - earlier.responses,
+        }
+    }
+
+    /// The sum of the counters of NICs `endpoints` (a node's rails).
+    pub(crate) fn of(all: &IdVec<EndpointId, NicCounters>, endpoints: &[EndpointId]) -> NicCounters {
+        let mut c = NicCounters::default();
+        for &e in endpoints {
+            c.add(&all[e]);
+        }
+        c
+    }
+
     /// Mean one-way latency of the delivered packets, ns (none delivered: None).
     pub fn mean_latency_ns(&self) -> Option<f64> {
         (self.delivered > 0).then(|| crate::units::ps_to_ns(self.latency_ps) / self.delivered as f64)

@@ -495,12 +495,7 @@ impl Simulation {
 
     /// The counters of node `n`'s NICs, its rails added up.
     pub(crate) fn node_nic_counters(&self, n: u32) -> NicCounters {
-        let rails = self.net.rails as usize;
-        let mut c = NicCounters::default();
-        for &e in &self.net.node_endpoints[n as usize * rails..(n as usize + 1) * rails] {
-            c.add(&self.nics.counters[e]);
-        }
-        c
+        NicCounters::of(&self.nics.counters, self.net.endpoints_of_node(crate::ids::NodeId(n)))
     }
 
     /// NIC counters per node (its rails added up), as on Cray Aries

@@ -22,6 +22,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::NicCounters;
 use crate::error::{ConfigError, Result};
 use crate::routing::Algorithm;
 
@@ -103,13 +104,16 @@ pub struct Sample {
     pub stall: f64,
 }
 
-/// Cumulative NIC counters as a rank reads them (ps and counts).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Reading {
-    pub latency_ps: f64,
-    pub delivered: u64,
-    pub stalled_ps: f64,
-    pub flits: u64,
+impl Sample {
+    /// Mean packet latency and stall per flit of counters `c` (a message's
+    /// own, or what a NIC's gained between two reads); None if no packet of
+    /// them was delivered.
+    pub fn of(c: &NicCounters) -> Option<Sample> {
+        (c.delivered > 0).then(|| Sample {
+            latency: c.latency_ps.as_f64() / c.delivered as f64,
+            stall: if c.flits == 0 { 0.0 } else { c.stalled_ps.as_f64() / c.flits as f64 },
+        })
+    }
 }
 
 /// One rank's state.
@@ -119,7 +123,7 @@ pub struct RankState {
     samples: [Option<(Sample, u32)>; 2],
     since_decision: u64,
     /// The NIC counters at this rank's previous read (`counters = "nic"`).
-    last_read: Reading,
+    last_read: NicCounters,
 }
 
 impl RankState {
@@ -129,7 +133,7 @@ impl RankState {
     /// observed when it completes). `nic` gives what the node's NIC counters
     /// read now; with `counters = "nic"` a decision first samples the
     /// current mode from them.
-    pub fn choose(&mut self, c: &AppAwareConfig, bytes: u64, packets: u64, flits: u64, nic: impl FnOnce() -> Reading) -> (usize, bool) {
+    pub fn choose(&mut self, c: &AppAwareConfig, bytes: u64, packets: u64, flits: u64, nic: impl FnOnce() -> NicCounters) -> (usize, bool) {
         self.since_decision += bytes;
         if self.since_decision < c.threshold_bytes {
             return (HIGH_BIAS, false);
@@ -143,15 +147,11 @@ impl RankState {
 
     /// What changed on the NIC since the previous read becomes a sample of
     /// the current mode; nothing delivered in between, no sample.
-    fn read_nic(&mut self, now: Reading) {
+    fn read_nic(&mut self, now: NicCounters) {
         let was = std::mem::replace(&mut self.last_read, now);
-        let delivered = now.delivered - was.delivered;
-        if delivered == 0 {
-            return;
+        if let Some(sample) = Sample::of(&now.since(&was)) {
+            self.observe(self.current, sample);
         }
-        let flits = now.flits - was.flits;
-        let stall = if flits == 0 { 0.0 } else { (now.stalled_ps - was.stalled_ps) / flits as f64 };
-        self.observe(self.current, Sample { latency: (now.latency_ps - was.latency_ps) / delivered as f64, stall });
     }
 
     fn decide(&mut self, c: &AppAwareConfig, packets: u64, flits: u64) -> usize {
@@ -248,7 +248,13 @@ mod tests {
     fn nic_reads_credit_what_changed_since_the_last_read_to_the_current_mode() {
         let cfg = AppAwareConfig { counters: CounterRead::Nic, ..c() };
         let mut r = RankState::default();
-        let read = |latency_ps: f64, delivered, stalled_ps: f64, flits| Reading { latency_ps, delivered, stalled_ps, flits };
+        let read = |latency_ps: f64, delivered, stalled_ps: f64, flits| NicCounters {
+            latency_ps: crate::units::Ps::from_f64(latency_ps),
+            delivered,
+            stalled_ps: crate::units::Ps::from_f64(stalled_ps),
+            flits,
+            ..Default::default()
+        };
         // First decision: 10 packets at 2 us, no stall, credited to adaptive (the starting mode);
         // high bias is then estimated (0.8 x 2 us, no stall) and taken.
         assert_eq!(r.choose(&cfg, 4096, 64, 320, || read(20.0e6, 10, 0.0, 50)), (HIGH_BIAS, true));

@@ -149,13 +149,8 @@ impl Simulation {
             let packets = bytes.div_ceil(self.nics.mtu as u64);
             let params = &self.mpi.params.as_ref().expect("jobs have parameters").app_aware;
             let per_message = params.counters == crate::mpi::app_aware::CounterRead::Message;
-            let nic = if per_message { Default::default() } else { self.node_nic_counters(a.0) };
-            let reading = || crate::mpi::app_aware::Reading {
-                latency_ps: nic.latency_ps.as_f64(),
-                delivered: nic.delivered,
-                stalled_ps: nic.stalled_ps.as_f64(),
-                flits: nic.flits,
-            };
+            let (counters, endpoints) = (&self.nics.counters, self.net.endpoints_of_node(a));
+            let reading = || crate::engine::NicCounters::of(counters, endpoints);
             let state = &mut self.mpi.app_aware[w.from as usize];
             let before = state.current();
             let (mode, decided) = state.choose(params, bytes, packets, flits, reading);
@@ -208,13 +203,10 @@ impl Simulation {
         if rec.app_mode != NONE_MODE {
             // What the NIC counters say of this message: its packets' mean
             // latency and its flits' mean stall (paper 004's L and s).
-            let c = rec.counters;
-            let sample = crate::mpi::app_aware::Sample {
-                latency: c.latency_ps.as_f64() / c.delivered.max(1) as f64,
-                stall: c.stalled_ps.as_f64() / c.flits.max(1) as f64,
-            };
-            let from = self.mpi.wires[id as usize].from;
-            self.mpi.app_aware[from as usize].observe(rec.app_mode as usize, sample);
+            if let Some(sample) = crate::mpi::app_aware::Sample::of(&rec.counters) {
+                let from = self.mpi.wires[id as usize].from;
+                self.mpi.app_aware[from as usize].observe(rec.app_mode as usize, sample);
+            }
         }
         let lost = rec.lost_bytes;
         self.mpi.free_flows.push(flow);

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 
-from slingsim.experiments.bursty_incast import aggressor_port_load, base, key_figures, plot, study_points, with_aggressor
+from slingsim.experiments.bursty_incast import (aggressor_port_load, base, hop_ack_share, key_figures, plot, study_points,
+                                             with_aggressor)
 from slingsim.experiments.congestion_heatmap import impact_of, planned_nodes, point_shares
 from slingsim.sweep import run_summaries
 
@@ -199,3 +200,27 @@ def test_a_burst_outlasting_the_victim_is_the_persistent_aggressor():
     sent = [x["jobs"]["aggressor"]["messages"] for x in s]
     assert times[0] == times[1] and sent[0] == sent[1] > 100_000
     assert times[2] != times[0] and sent[2] > 2 * sent[0]
+
+
+def test_gaps_that_let_the_hops_stop_holding_let_new_flows_slow_the_victim():
+    """Why 16 KiB bursts of one with 100-250 us gaps hurt more than persistent congestion: with fewer puts
+    under way the cut flows no longer fill a hop's allowance for the target (16 KiB per output), so no
+    packet waits beside an output, and the hops hold a new flow only behind one that does. Every new
+    flow then crosses to the target's switch before its first congestion ack, and the links into that
+    switch stall. The share of congestion acks the hops send falls with it. Halve the allowance and
+    the cut flows fill it again at those gaps: the hops keep catching new flows and the victim runs as
+    alone (docs/model.md, "What the hops' allowance decides")."""
+    def points(allowance):
+        iso = base(16_384)
+        iso["job"][0]["iterations"] = 30
+        iso["congestion"]["hop_hold_bytes"] = allowance
+        s = run_summaries([iso, with_aggressor(iso, 16_384, 0, 0.0), with_aggressor(iso, 16_384, 1, 100_000.0)],
+                          scheduler="sync")
+        return [(impact_of(s[0], x)[0], hop_ack_share(x)) for x in s[1:]]
+    (persistent, persistent_share), (gapped, gapped_share) = points(16_384)
+    _, (held, held_share) = points(8_192)
+    print(f"16 KiB allowance: persistent {persistent:.3f} (hop share {persistent_share}), 100 us gaps {gapped:.3f} "
+          f"({gapped_share}); 8 KiB: 100 us gaps {held:.3f} ({held_share})")
+    assert gapped > persistent + 0.3, "with 100 us gaps the victim suffers more than beside persistent congestion"
+    assert gapped_share < persistent_share / 2, "because the hops catch far fewer of the incast's new flows"
+    assert held_share > 2 * gapped_share and held < 1.02, "with a smaller allowance the hops keep holding them"

@@ -116,6 +116,7 @@ def run_bursty_incast(
     for (_, _, con), row, con_s in zip(points, rows, summaries[len(points):]):
         row["burst_outlasted_victim"] = burst_outlasted_victim(row, con_s)
         row["aggressor_port_load"] = aggressor_port_load(con_s, con)
+        row["hop_ack_share"] = hop_ack_share(con_s)
     checks = {**key_figures(rows), "shares_checked": True, "shares": summarise_shares(points, shares)["all"],
               **stop_rule_checks(rows, stop_rule)}
     with study_output(out_dir, summaries, started, study_params(quick, stop_rule)) as out:
@@ -139,6 +140,23 @@ def aggressor_port_load(congested: Dict[str, Any], cfg: Config) -> float:
     as gaps of 400 us or more do with 241 ranks of 16 KiB puts (docs/measurement-log.md)."""
     delivered = congested["traffic"]["aggressor"]["bytes_delivered"]
     return round(delivered * 8.0 / (congested["sim_time_ns"] * 1e-9) / cfg["nic"]["bandwidth_bps"], 4)
+
+
+def hop_ack_share(congested: Dict[str, Any]) -> Optional[float]:
+    """Of the incast's congestion acks, the share a holding hop sent rather than the congested port.
+    The port acks a source's first packet as it joins the port's queue (a flow that crossed the fabric
+    before any hop held it); a hop acks each packet it holds beside an output, and the hops hold a new
+    flow only behind packets of the same destination already held there. It counts acks, not flows:
+    about 0.5 for a persistent 16 KiB incast, whose cut flows keep the hops' allowance full; toward 0
+    as the hops stop holding and every new flow reaches the port before it is cut, which is where the
+    16 KiB victim suffers most (docs/model.md, "What the hops' allowance
+    decides"). 0 when the hops hold nothing (``congestion.hop_hold_bytes = 0``); None without
+    Slingshot's congestion management or when no congestion ack was sent."""
+    c = congested.get("congestion", {})
+    hop, port = c.get("hop_congestion_acks", 0), c.get("early_acks")
+    if port is None or hop + port == 0:
+        return None
+    return round(hop / (hop + port), 4)
 
 
 def longest_burst_figures(rows: List[Dict[str, Any]]) -> Dict[str, Any]:

@@ -73,18 +73,22 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "the hops hold only flows a congestion ack has cut (the presets' congestion.hop_hold_cut_flows_only), so a "
         "put that starts after its pair went idle passes them with its first window before the control reacts "
         "(unless packets for its endpoint already wait beside an output), the paper's reason: all of a 16 KiB put, little of an 8 B or 1 KiB one, the first part of a 128 KiB one; our "
-        "peak (1.79x, 16 KiB bursts of one every 100 us) is at gaps of 100-200 us, where more of each put enters "
-        "the fabric before its flow is cut than with shorter gaps while the target's port stays congested, not "
-        "at the paper's large bursts and small gaps; it follows the assumed rules for forgetting an idle flow and "
-        "for its first window (docs/model.md, \"Which flows the hops hold\")",
+        "peak (1.79x, 16 KiB bursts of one every 100 us) is at gaps of 100-250 us, not at the paper's large "
+        "bursts and small gaps: with fewer puts under way the cut flows no longer fill a hop's 16 KiB allowance, "
+        "so no packet waits beside an output for a new flow to be caught behind, every new flow reaches the port "
+        "with its whole put, and the links into the target's switch stall; the allowance is assumed and sets the "
+        "result steeply (8 KiB: at most 1.03x; 24 KiB: the victim does not finish beside the persistent incast) "
+        "(docs/model.md, \"What the hops' allowance decides\")",
     ("bursty-incast", "medium messages, worst impact with bursts of 100 or more and gaps of 10 us or less"):
         "a burst of 100 or more 16 KiB puts outlasts the victim and reads as persistent (1.147x in full mode, near "
         "the paper's 1.21x), while ours peaks at gaps of 100-200 us (bursts of one every 100 us 1.788x, of ten every "
-        "1 ms 1.767x; over seeds 1-5 1.51x and 1.56x on average against persistent 1.14x): every put is a new flow "
-        "whose first packets pass the hops before its first congestion ack, and with those gaps more of each put "
-        "enters the fabric unheld while the target's port stays congested; the ranks' puts start evenly in time, "
-        "not together (docs/measurement-log.md); how Rosetta treats a new flow toward a port congested for "
-        "milliseconds, and how large its first window is, are not in the papers",
+        "1 ms 1.767x; over seeds 1-5 1.51x and 1.56x on average against persistent 1.14x): every put is a new flow, "
+        "and a hop holds one only behind packets of its destination held there; with those gaps the cut flows no "
+        "longer overflow the hops' allowance, so the hops send 25% of the incast's congestion acks instead of 49% "
+        "and new flows fill the target switch's buffers (docs/model.md, \"What the hops' allowance decides\"); "
+        "no allowance tried gives the paper's shape (below 16 KiB the gaps still hurt most, above it the persistent "
+        "incast many times); how Rosetta treats a new flow toward a port congested for milliseconds, and how much a "
+        "hop may commit to one destination, are not in the papers",
     ("aries-allocation-noise", "inter-group worst round trip over the median"):
         "two chassis have two minimal paths of 42 Gb/s row links where two blades of a chassis have one, which "
         "outweighs a hop for a 16 KiB message; the spread inside a group follows the same links: with 3 row "

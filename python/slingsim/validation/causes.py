@@ -129,6 +129,12 @@ FULL_MODE_READS: Dict[Tuple[str, str], str] = {
         "rank's MPI work queueing on one CPU (2026-11-28; adaptive 404.9 -> 335.5 us, app-aware 373.4 -> 420.4), "
         "not with the detour change; neither the scaling factors nor reading the whole NIC's counters moves it "
         "(docs/experiments.md, app-aware-routing)",
+    ("congestion-distribution", "Aries, worst impact with linear placement"):
+        "full mode (2026-12-01, Aries' points of panel (A)) reads 381x linear, 344x interleaved and 423x random, "
+        "each the ember incast as the 53-node victim: interleaved's worst falls 10% below linear's, so the "
+        "ordering fails for interleaved, though point by point interleaved reads higher than linear at 56 of 72 "
+        "points (median 1.057) and random at 53 (1.046); linear has one point censored at the 100 ms cap "
+        "(sweep3d, at least 99.5x) (docs/experiments.md, congestion-distribution)",
 }
 """What a full-mode run found for a claim whose verdict it reads otherwise than quick mode, keyed as
 :data:`KNOWN_CAUSES`: a quick report lists these below its table, so a row that holds in quick mode

@@ -149,9 +149,9 @@ def hop_ack_share(congested: Dict[str, Any]) -> Optional[float]:
     flow only behind packets of the same destination already held there. It counts acks, not flows:
     about 0.5 for a persistent 16 KiB incast, whose cut flows keep the hops' allowance full; toward 0
     as the hops stop holding and every new flow reaches the port before it is cut, which is where the
-    16 KiB victim suffers most (docs/model.md, "What the hops' allowance
-    decides"). 0 when the hops hold nothing (``congestion.hop_hold_bytes = 0``); None without
-    Slingshot's congestion management or when no congestion ack was sent."""
+    16 KiB victim suffers most (docs/model.md, "What the hops' allowance decides"). 0 when the hops
+    hold nothing (``congestion.hop_hold_bytes = 0``); None without Slingshot's congestion management
+    or when no congestion ack was sent."""
     c = congested.get("congestion", {})
     hop, port = c.get("hop_congestion_acks", 0), c.get("early_acks")
     if port is None or hop + port == 0:

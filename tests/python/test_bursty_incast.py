@@ -210,15 +210,15 @@ def test_gaps_that_let_the_hops_stop_holding_let_new_flows_slow_the_victim():
     switch stall. The share of congestion acks the hops send falls with it. Halve the allowance and
     the cut flows fill it again at those gaps: the hops keep catching new flows and the victim runs as
     alone (docs/model.md, "What the hops' allowance decides")."""
-    def points(allowance):
+    def points(allowance, settings):
         iso = base(16_384)
         iso["job"][0]["iterations"] = 30
         iso["congestion"]["hop_hold_bytes"] = allowance
-        s = run_summaries([iso, with_aggressor(iso, 16_384, 0, 0.0), with_aggressor(iso, 16_384, 1, 100_000.0)],
-                          scheduler="sync")
+        s = run_summaries([iso] + [with_aggressor(iso, 16_384, burst, gap) for burst, gap in settings], scheduler="sync")
         return [(impact_of(s[0], x)[0], hop_ack_share(x)) for x in s[1:]]
-    (persistent, persistent_share), (gapped, gapped_share) = points(16_384)
-    _, (held, held_share) = points(8_192)
+    always, every_100us = (0, 0.0), (1, 100_000.0)  # (burst, gap): persistent, and bursts of one
+    (persistent, persistent_share), (gapped, gapped_share) = points(16_384, [always, every_100us])
+    [(held, held_share)] = points(8_192, [every_100us])
     print(f"16 KiB allowance: persistent {persistent:.3f} (hop share {persistent_share}), 100 us gaps {gapped:.3f} "
           f"({gapped_share}); 8 KiB: 100 us gaps {held:.3f} ({held_share})")
     assert gapped > persistent + 0.3, "with 100 us gaps the victim suffers more than beside persistent congestion"

@@ -69,6 +69,9 @@ impl Config {
         }
         check("switch.speedup", self.switch.speedup, &lim::SPEEDUP)?;
         check_count("switch.buffer_bytes", self.switch.buffer_bytes as u64, 1, 1 << 30, "bytes (1 GiB; Rosetta has 128 KiB per port)")?;
+        if let Some(b) = self.switch.terminal_buffer_bytes {
+            check_count("switch.terminal_buffer_bytes", b as u64, 1, 1 << 30, "bytes (1 GiB; leave it out to give NIC-facing ports switch.buffer_bytes)")?;
+        }
         check_count("switch.tile_rows", self.switch.tile_rows as u64, 1, crate::crossbar::MAX_ROWS as u64, "rows (Rosetta has 4, Aries 6)")?;
         check_count("switch.tile_columns", self.switch.tile_columns as u64, 1, 256, "columns (Rosetta and Aries have 8)")?;
         check_count("switch.ports_per_tile", self.switch.ports_per_tile as u64, 1, 256, "ports (Rosetta has 2, Aries 1)")?;

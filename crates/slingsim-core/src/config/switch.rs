@@ -18,6 +18,11 @@ pub struct SwitchConfig {
     pub latency_spread_fraction: f64,
     /// Input buffer per port, split over the virtual channels.
     pub buffer_bytes: u32,
+    /// Input buffer of a port facing a NIC, if it differs from
+    /// `buffer_bytes` (CODES sizes it apart, `cn_vc_size`); each traffic
+    /// class keeps its share of it. `None`: `buffer_bytes`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminal_buffer_bytes: Option<u32>,
     /// Crossbar speedup over the port rate: an input port moves a packet
     /// across the switch at `speedup` x its port rate (Rosetta: 4, 002
     /// Sec. II-D; the presets set it with the tiled model).
@@ -52,6 +57,7 @@ impl Default for SwitchConfig {
             latency_ns: 290.0,
             latency_spread_fraction: 0.07,
             buffer_bytes: 131_072,
+            terminal_buffer_bytes: None,
             speedup: 2.0,
             model: crate::crossbar::SwitchModel::PerOutput,
             tile_rows: 4,

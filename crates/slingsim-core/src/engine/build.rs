@@ -81,6 +81,7 @@ impl Simulation {
         let reroutes = Reroutes::new(&cfg, &topo, &net, &fail_at)?;
         let vcs = virtual_channels(&topo, &reroutes, &classes, &modes);
         let vc_capacity = vc_capacity(&cfg, frame, vcs)?;
+        let terminal_credits = terminal_class_credits(&cfg, frame, classes.len())?;
         if cfg.traffic.is_empty() && cfg.job.is_empty() {
             return Err(ConfigError::new("traffic", "nothing to simulate: add a [[traffic]] source or a [[job]]"));
         }
@@ -96,7 +97,7 @@ impl Simulation {
         let window = run_window(&cfg, &sources);
         let cc = Congestion::new(&cfg.congestion, cfg.nic.bandwidth_bps, frame.wire_bytes(cfg.nic.mtu_payload))?;
         cc.check_acks(cfg.nic.acks, net.endpoint_node.len())?;
-        let channels = Channels::new(&net, vcs, vc_capacity, cfg.switch.buffer_bytes as u64, classes.len(), &fail_at, cfg.links.bit_error_rate > 0.0);
+        let channels = Channels::new(&net, vcs, vc_capacity, terminal_credits, &fail_at, cfg.links.bit_error_rate > 0.0);
         let fall_through = FallThrough::new(
             ns_to_ps(cfg.switch.latency_ns),
             ns_to_ps(cfg.switch.latency_ns * cfg.switch.latency_spread_fraction),
@@ -277,6 +278,28 @@ fn vc_capacity(cfg: &Config, frame: Frame, vcs: VcLayout) -> Result<i64> {
                 cfg.routing.algorithm.name(),
                 vcs.n_vcs / vcs.hop_vcs,
                 max_wire * vcs.n_vcs as i64
+            ),
+        ));
+    }
+    Ok(cap)
+}
+
+/// Credits of each traffic class at a switch's NIC-facing input: that
+/// port's buffer (`switch.terminal_buffer_bytes`, else `buffer_bytes`)
+/// split over the classes, at least one packet.
+fn terminal_class_credits(cfg: &Config, frame: Frame, classes: usize) -> Result<i64> {
+    let Some(bytes) = cfg.switch.terminal_buffer_bytes else {
+        return Ok(cfg.switch.buffer_bytes as i64 / classes as i64);
+    };
+    let max_wire = frame.wire_bytes(cfg.nic.mtu_payload) as i64;
+    let cap = bytes as i64 / classes as i64;
+    if cap < max_wire {
+        return Err(ConfigError::new(
+            "switch.terminal_buffer_bytes",
+            format!(
+                "{bytes} bytes split over {classes} traffic classes give {cap} B per class, less than one packet ({max_wire} B); \
+                 raise switch.terminal_buffer_bytes to at least {} or lower nic.mtu_payload",
+                max_wire * classes as i64
             ),
         ));
     }

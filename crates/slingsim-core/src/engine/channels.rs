@@ -263,15 +263,15 @@ pub(crate) struct Channels {
 pub(crate) use crate::routing::adaptive::FAILED_LINK;
 
 impl Channels {
-    /// The channels of `net`, every buffer empty: a switch input buffer of
-    /// `buffer_bytes` gives each VC `vc_capacity` credits; a switch's
-    /// endpoint input port has no hop VCs, so each class gets its share of
-    /// the buffer in its first VC. `fail_at` lists the links that fail and
-    /// when; `lossy_links` says whether any link has bit errors.
-    pub fn new(net: &Network, vcs: VcLayout, vc_capacity: i64, buffer_bytes: u64, classes: usize, fail_at: &[(ChannelId, Ps)], lossy_links: bool) -> Channels {
+    /// The channels of `net`, every buffer empty: each VC of a switch input
+    /// buffer gets `vc_capacity` credits; a switch's endpoint input port has
+    /// no hop VCs, so each class gets `terminal_credits` (its share of that
+    /// port's buffer) in its first VC. `fail_at` lists the links that fail
+    /// and when; `lossy_links` says whether any link has bit errors.
+    pub fn new(net: &Network, vcs: VcLayout, vc_capacity: i64, terminal_credits: i64, fail_at: &[(ChannelId, Ps)], lossy_links: bool) -> Channels {
         let nch = net.channels.len();
         let n = vcs.n_vcs;
-        let per_class = buffer_bytes as i64 / classes as i64;
+        let per_class = terminal_credits;
         let mut ch = Channels {
             tx: net
                 .channels

@@ -29,7 +29,7 @@ const KEYS: &[&str] = &[
     "links.bandwidth_bps", "links.terminal_latency_ns", "links.local_latency_ns", "links.global_latency_ns",
     "links.fec_latency_ns", "links.bit_error_rate", "links.failed", "links.degraded", "links.random_failures",
     "links.random_failures.count", "links.random_failures.fraction", "links.random_failures.kind", "links.random_failures.at_ns", "links.reroute_after_ns",
-    "switch.latency_ns", "switch.buffer_bytes", "switch.speedup",
+    "switch.latency_ns", "switch.buffer_bytes", "switch.terminal_buffer_bytes", "switch.speedup",
     "routing.algorithm", "routing.ugal_threshold_bytes", "routing.bias_bytes", "routing.neighbour_load",
     "routing.neighbour_load_refresh_ns", "routing.minimal_paths", "nic.acks",
     "congestion.algorithm", "congestion.flow_memory_ns", "congestion.port_threshold_bytes", "congestion.min_window_bytes", "congestion.max_window_bytes", "congestion.hop_hold_bytes", "congestion.hop_hold_cut_flows_only", "congestion.kmin_bytes",

@@ -23,4 +23,5 @@ mod outstanding;
 mod physics;
 mod stop_rule;
 mod switch_models;
+mod terminal_buffer;
 mod vc_priority;

@@ -32,6 +32,19 @@ def test_every_network_gets_the_same_allocation_map():
     assert jobs["slimfly-hdr"]["links"]["bandwidth_bps"] == 25 * 2**30 * 8
 
 
+def test_every_network_buffers_64_KiB_per_virtual_channel_as_codes():
+    # CODES' configs of the paper's networks (ffly_3k, sfly_3k, dfdally_3k):
+    # 64 KiB per VC on router ports and 64 KiB on a port facing a node.
+    import slingsim
+    keys = {preset: key for key, (_, preset, _, _) in NETWORKS.items()}  # one network per preset
+    for preset, key in keys.items():
+        cfg = slingsim.api.resolved_config(point_config(key, "amg", 0.0, False, 1e9))
+        routing = cfg["routing"]["algorithm"]
+        vcs = slingsim.api.topology(preset, check_deadlock=True)["deadlock"][routing]["vcs"]
+        assert cfg["switch"]["buffer_bytes"] == vcs * 65536, (key, routing, vcs, cfg["switch"])
+        assert cfg["switch"]["terminal_buffer_bytes"] == 65536, (key, cfg["switch"])
+
+
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("fitfly-networks")
@@ -113,10 +126,8 @@ def test_full_study_shows_what_the_paper_shows(full):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="measured 2026-11-28: at 72.5% AMG takes 45.6 ms on Slim Fly and 42.2 ms on "
-                   "Megafly; the paper has Megafly past 1 s. Both run saturated there (they accept 0.51 and 0.33 of "
-                   "the 0.74 offered), so the order is that of two saturated fabrics (docs/experiments.md, "
-                   "fitfly-networks)")
+# Failed (strict xfail) until the presets took CODES' buffers (2026-12-01): Megafly 42.2 ms against
+# Slim Fly's 45.6 then; 80.4 against 30.8 since (docs/experiments.md, fitfly-networks).
 def test_full_study_slim_fly_beats_megafly_at_the_highest_background(full):
     for w in ("amg", "mg"):
         comm = comm_at(full, 12.5, w)
@@ -124,8 +135,8 @@ def test_full_study_slim_fly_beats_megafly_at_the_highest_background(full):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="measured 2026-11-28: with equalised bandwidth Fit Fly at FDR (73 ms AMG) trails "
-                   "Slim Fly at EDR (46 ms) and Slim Fly at HDR (11.8 ms) edges out Fit Fly at EDR (12.4 ms): in our "
+@pytest.mark.xfail(strict=True, reason="measured 2026-12-01: with equalised bandwidth Fit Fly at FDR (51.1 ms AMG) trails "
+                   "Slim Fly at EDR (30.8 ms) and Slim Fly at HDR (9.1 ms) edges out Fit Fly at EDR (10.2 ms): in our "
                    "model bandwidth is the reason, although Fit Fly now takes fewer hops (docs/experiments.md)")
 def test_full_study_fit_fly_stays_ahead_with_equalised_bandwidth(full):
     for w in ("amg", "mg"):

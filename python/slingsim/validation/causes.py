@@ -109,11 +109,12 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "group pair's links (routing.minimal_paths = \"one-global-hop\") brings it to 1.09 but turns Fig. 7's "
         "across-group ordering the other way",
     ("fitfly-networks", "AMG on Fit Fly at the highest background (ms)"):
-        "part of Fit Fly's gap is the idle baseline, which pays the host stack per message, the rest is not "
-        "established; at 72.5% Slim Fly, Dragonfly and Megafly are saturated (they accept 0.51, 0.40 and 0.33 of "
-        "the 0.74 offered: hot destinations back-pressure the fabric, as no congestion control runs), so Table 3 "
-        "compares saturated fabrics; none of ours reaches CODES' 1 s, so in full mode Megafly edges out Slim Fly "
-        "for AMG, and CODES' VC order and lockstep background, tried, do not explain it",
+        "the background's hot destinations: Fit Fly is not saturated, but a node receiving two 0.97 MB messages at "
+        "once backs up into the fabric, as no congestion control runs (here or in CODES), and AMG's collective rounds "
+        "wait for their slowest packet; with per-endpoint congestion control AMG keeps its idle time (full: "
+        "2.62 against 2.48 ms). How CODES' Fit Fly escapes that tail is not established; the idle time "
+        "itself pays the host stack per message. With CODES' buffers (2026-12-01) Slim Fly reads 30.8 ms against the "
+        "paper's 28.4, and Dragonfly and Megafly, saturated, 80-88 ms where the paper passes 1 s",
 }
 """What the measurements found behind each claim's difference from the paper, keyed by (experiment,
 quantity): the report prints it when the claim's ordering fails or its number is outside 2x, and says

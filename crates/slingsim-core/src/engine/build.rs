@@ -297,7 +297,7 @@ fn terminal_class_credits(cfg: &Config, frame: Frame, classes: usize) -> Result<
         return Err(ConfigError::new(
             "switch.terminal_buffer_bytes",
             format!(
-                "{bytes} bytes split over {classes} traffic classes give {cap} B per class, less than one packet ({max_wire} B); \
+                "{bytes} bytes give each of the {classes} traffic class(es) {cap} B, less than one packet ({max_wire} B); \
                  raise switch.terminal_buffer_bytes to at least {} or lower nic.mtu_payload",
                 max_wire * classes as i64
             ),

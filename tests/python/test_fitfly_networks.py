@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+import slingsim
 from slingsim.experiments.fitfly_networks import (
     BACKGROUND, NETWORKS, allocation, background_bytes, point_config, run_fitfly_networks,
 )
@@ -35,7 +36,6 @@ def test_every_network_gets_the_same_allocation_map():
 def test_every_network_buffers_64_KiB_per_virtual_channel_as_codes():
     # CODES' configs of the paper's networks (ffly_3k, sfly_3k, dfdally_3k):
     # 64 KiB per VC on router ports and 64 KiB on a port facing a node.
-    import slingsim
     keys = {preset: key for key, (_, preset, _, _) in NETWORKS.items()}  # one network per preset
     for preset, key in keys.items():
         cfg = slingsim.api.resolved_config(point_config(key, "amg", 0.0, False, 1e9))

@@ -286,11 +286,10 @@ fn vc_capacity(cfg: &Config, frame: Frame, vcs: VcLayout) -> Result<i64> {
 
 /// Credits of each traffic class at a switch's NIC-facing input: that
 /// port's buffer (`switch.terminal_buffer_bytes`, else `buffer_bytes`)
-/// split over the classes, at least one packet.
+/// split over the classes, at least one packet (`buffer_bytes` always
+/// is: `vc_capacity` splits it over at least as many VCs).
 fn terminal_class_credits(cfg: &Config, frame: Frame, classes: usize) -> Result<i64> {
-    let Some(bytes) = cfg.switch.terminal_buffer_bytes else {
-        return Ok(cfg.switch.buffer_bytes as i64 / classes as i64);
-    };
+    let bytes = cfg.switch.terminal_buffer_bytes.unwrap_or(cfg.switch.buffer_bytes);
     let max_wire = frame.wire_bytes(cfg.nic.mtu_payload) as i64;
     let cap = bytes as i64 / classes as i64;
     if cap < max_wire {

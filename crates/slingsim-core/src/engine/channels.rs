@@ -265,13 +265,12 @@ pub(crate) use crate::routing::adaptive::FAILED_LINK;
 impl Channels {
     /// The channels of `net`, every buffer empty: each VC of a switch input
     /// buffer gets `vc_capacity` credits; a switch's endpoint input port has
-    /// no hop VCs, so each class gets `terminal_credits` (its share of that
+    /// no hop VCs, so each class gets `per_class` credits (its share of that
     /// port's buffer) in its first VC. `fail_at` lists the links that fail
     /// and when; `lossy_links` says whether any link has bit errors.
-    pub fn new(net: &Network, vcs: VcLayout, vc_capacity: i64, terminal_credits: i64, fail_at: &[(ChannelId, Ps)], lossy_links: bool) -> Channels {
+    pub fn new(net: &Network, vcs: VcLayout, vc_capacity: i64, per_class: i64, fail_at: &[(ChannelId, Ps)], lossy_links: bool) -> Channels {
         let nch = net.channels.len();
         let n = vcs.n_vcs;
-        let per_class = terminal_credits;
         let mut ch = Channels {
             tx: net
                 .channels

@@ -9,7 +9,7 @@ use slingsim_core::table::Column;
 use slingsim_core::Simulation;
 
 /// 5 groups of 4 switches with 4 nodes each: node n sits on switch n / 4.
-fn small_dragonfly(traffic: Value) -> Value {
+pub(crate) fn small_dragonfly(traffic: Value) -> Value {
     json!({
         "topology": {"groups": 5, "switches_per_group": 4, "endpoints_per_switch": 4,
                      "local_links_per_pair": 1, "global_ports_per_switch": 1},

@@ -7,18 +7,14 @@
 use serde_json::{json, Value};
 use slingsim_core::Simulation;
 
-/// 5 groups of 4 switches with 4 nodes each; nodes 1-3 send to node 0, all
-/// on switch 0, at line rate: three inputs feed one output.
+/// `link_stalls`' small dragonfly (node n on switch n / 4) with nodes 1-3
+/// sending to node 0 at line rate: three inputs of switch 0 feed one output.
 fn local_incast(switch: Value) -> Value {
-    json!({
-        "topology": {"groups": 5, "switches_per_group": 4, "endpoints_per_switch": 4,
-                     "local_links_per_pair": 1, "global_ports_per_switch": 1},
-        "routing": {"algorithm": "minimal"},
-        "congestion": {"algorithm": "none"},
-        "switch": switch,
-        "sim": {"warmup_ns": 2000, "duration_ns": 20000, "drain_ns": 0},
-        "traffic": [{"name": "incast", "pattern": "incast", "load": 1.0, "target": 0, "nodes": {"list": [0, 1, 2, 3]}}],
-    })
+    let incast = json!([{"name": "incast", "pattern": "incast", "load": 1.0, "target": 0, "nodes": {"list": [0, 1, 2, 3]}}]);
+    let mut cfg = super::link_stalls::small_dragonfly(incast);
+    cfg["switch"] = switch;
+    cfg["sim"]["drain_ns"] = json!(0);
+    cfg
 }
 
 fn packets_in_flight(cfg: &Value) -> u64 {

@@ -99,6 +99,14 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "is hit by the assumed detours about that often, so its ratio falls either side from one draw to the next "
         "(quick 1.16 and full 2.39 since detours delay receive completions too, 2026-11-30, where full mode's gap "
         "holds; 0.61 and 0.94 before; 0.66 or 3.15 with a 1 MiB pair added to the run)",
+    ("app-aware-routing", "app-aware's worst time over the better static mode"):
+        "on the 16 KiB alltoall over 64 nodes app-aware trails adaptive by 25% (420 against 336 us an iteration) "
+        "with 16% of its messages on high bias, the mode that takes the alltoall 1.68x as long; the ping-pongs, "
+        "the allreduce and halo3d stay within 2.5%. All ranks send at once, so one message's counters say little "
+        "about the next; the gap came with a rank's MPI work queueing on one CPU (2026-11-28; adaptive 404.9 -> "
+        "335.5 us, app-aware 373.4 -> 420.4), and neither the scaling factors nor reading the whole NIC's "
+        "counters moves it; with the NIC taking its messages in turn (nic.message_order = \"interleaved\") it "
+        "trails by 8%",
     ("aries-routing-study", "app-aware's worst time over the better static mode"):
         "on Daint's 1024 ranks Bruck's 8 B alltoall is a heavy exchange, which DEFAULT wins; app-aware misses "
         "Daint's 512 B alltoall (1.26x), whose messages below its 4 KiB threshold go with high bias undecided, "
@@ -123,19 +131,29 @@ docs/experiments.md has the numbers and how they were measured."""
 
 
 FULL_MODE_READS: Dict[Tuple[str, str], str] = {
-    ("app-aware-routing", "app-aware's worst time over the better static mode"):
-        "full mode (2026-11-30) reads 1.253, outside 10%: on the 16 KiB alltoall over 64 nodes, which quick mode "
-        "does not run, app-aware trails adaptive by 25% (420 against 336 us an iteration) with 16% of its "
-        "messages on high bias; the ping-pongs, the allreduce and halo3d stay within 2.5%. The gap came with a "
-        "rank's MPI work queueing on one CPU (2026-11-28; adaptive 404.9 -> 335.5 us, app-aware 373.4 -> 420.4), "
-        "not with the detour change; neither the scaling factors nor reading the whole NIC's counters moves it "
-        "(docs/experiments.md, app-aware-routing)",
     ("congestion-distribution", "Aries, worst impact with linear placement"):
-        "full mode (2026-12-01, Aries' points of panel (A)) reads 381x linear, 344x interleaved and 423x random, "
+        "full mode (2026-11-30 and 12-01, Aries' points of panel (A)) reads 381x linear, 344x interleaved and 423x random, "
         "each the ember incast as the 53-node victim: interleaved's worst falls 10% below linear's, so the "
         "ordering fails for interleaved, though point by point interleaved reads higher than linear at 56 of 72 "
         "points (median 1.057) and random at 53 (1.046); linear has one point censored at the 100 ms cap "
         "(sweep3d, at least 99.5x) (docs/experiments.md, congestion-distribution)",
+    ("congestion-heatmap", "Aries, worst incast impact with the aggressor on the most nodes over the fewest "
+                           "(full mode: 53/459 over 460/52; quick runs one split)"):
+        "full mode (2026-11-28) runs the three splits and the impact does not grow with the aggressor's share at "
+        "every split: Aries' worst beside the incast is 21.9x at 460/52, 1.3x at 256/256 and 381x at 53/459 "
+        "(docs/experiments.md, congestion-heatmap)",
+    ("aries-time-vs-latency", "QCD of time over QCD of packet latency, smallest size, 10% host noise"):
+        "full mode (2026-11-30, five sizes, 300 round trips each) holds: with detours on 10% of each CPU the "
+        "time's QCD over the latency's is 2.39 / 1.64 / 5.47 / 2.96 / 1.36 at 8 B / 256 B / 4 KiB / 64 KiB / "
+        "1 MiB, so the gap at 8 B exceeds the largest size's, though 4 KiB's is the largest; quick mode's 8 B "
+        "ratio (1.16) falls on the other side by chance, as the cause above says (docs/experiments.md, "
+        "aries-time-vs-latency)",
+    ("aries-routing-study", "app-aware's worst time over the better static mode"):
+        "full mode (2026-11-29) adds Piz Daint's 1024-node job, which quick mode does not run, and there high "
+        "bias does not win every small test: Bruck's 8 B alltoall over 1024 ranks sends 4 KiB per rank and "
+        "round, and high bias takes it 1.17x as long as DEFAULT (Cori's small tests 0.72-0.91, its 8 B "
+        "alltoall a tie); DEFAULT wins the large alltoall and halo3d on both systems (docs/experiments.md, "
+        "aries-routing-study)",
 }
 """What a full-mode run found for a claim whose verdict it reads otherwise than quick mode, keyed as
 :data:`KNOWN_CAUSES`: a quick report lists these below its table, so a row that holds in quick mode

@@ -15,6 +15,9 @@ impl Config {
         // resolved config, a study's --set), not once a run has started.
         crate::mpi::runtime::Params::new(&self.mpi, &self.host)?;
         check("nic.bandwidth_bps", self.nic.bandwidth_bps, &lim::BANDWIDTH_BPS)?;
+        if let Some(b) = self.nic.node_injection_bps {
+            check("nic.node_injection_bps", b, &lim::BANDWIDTH_BPS)?;
+        }
         check("links.bandwidth_bps", self.links.bandwidth_bps, &lim::BANDWIDTH_BPS)?;
         if let Some(b) = self.links.global_bandwidth_bps {
             check("links.global_bandwidth_bps", b, &lim::BANDWIDTH_BPS)?;

@@ -8,6 +8,13 @@ use serde::{Deserialize, Serialize};
 pub struct NicConfig {
     /// Injection bandwidth per rail, bits/s.
     pub bandwidth_bps: f64,
+    /// The most a node sends over all its rails together, bits/s: its
+    /// packets go out no faster than this, each on its rail at the rail's
+    /// `bandwidth_bps`. Unset: each rail sends at its own rate. CODES, with
+    /// which paper 003 simulated Fit Fly, hands a node's data to its NICs
+    /// at one link's rate (paper 003 Sec. 6.5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_injection_bps: Option<f64>,
     /// Maximum payload per packet, bytes.
     pub mtu_payload: u32,
     /// Frame format: `roce`, `slingshot` or `aries`.
@@ -57,6 +64,7 @@ impl Default for NicConfig {
     fn default() -> Self {
         NicConfig {
             bandwidth_bps: 100e9,
+            node_injection_bps: None,
             mtu_payload: 4096,
             frame: crate::nic::Frame::Roce,
             rail_selection: crate::nic::RailSelection::RoundRobin,

@@ -14,7 +14,7 @@ use crate::network::NONE;
 use crate::nic::{Frame, MessageOrder, RailSelection, RailUnit};
 use crate::packet::{Packet, FLAG_MEASURED};
 use crate::rng::Rng;
-use crate::units::Ps;
+use crate::units::{Ps, Rate};
 use std::collections::VecDeque;
 
 /// A message waiting at or travelling from a NIC.
@@ -168,6 +168,12 @@ pub(crate) struct Nics {
     /// Whole messages in turn, or packets in turn (`nic.message_order`).
     pub message_order: MessageOrder,
     pub rail_rng: Rng,
+    /// With `nic.node_injection_bps`: the node's rate over all its rails,
+    /// when each node may next hand a packet to a rail, and the rail it
+    /// handed the last one to ([`Simulation::node_holds`]).
+    pub node_rate: Option<Rate>,
+    pub node_free_at: IdVec<NodeId, Ps>,
+    pub node_last_rail: IdVec<NodeId, EndpointId>,
 }
 
 impl Nics {
@@ -364,6 +370,9 @@ impl Simulation {
             if !self.nics.retry_queue[e].is_empty() && self.nic_resend(e, ch) {
                 return;
             }
+            if !self.nics.queue[e].is_empty() && self.node_holds(e, ch) {
+                return;
+            }
             if let Some(i) = self.nic_pick(e, ch) {
                 self.send_from_message(e, ch, i);
             }
@@ -372,6 +381,9 @@ impl Simulation {
         // Control packets exist only with acks or CNPs, which set `scan`.
         debug_assert!(self.nics.ack_queue[e].is_empty(), "an ack queued at a NIC that does not scan");
         let Some(&m) = self.nics.queue[e].front() else { return };
+        if self.node_holds(e, ch) {
+            return;
+        }
         let wire = self.nics.next_wire(self.nics.messages[m as usize].to_send);
         if !self.channels.has_credits(ch, 0, wire, self.clock.now) {
             self.nic_stalled(e, ch);
@@ -387,6 +399,37 @@ impl Simulation {
             self.nics.stalled_since[e] = self.clock.now;
         }
         self.wait_for_credit(ch);
+    }
+
+    /// With `nic.node_injection_bps`, whether endpoint `e`'s node holds
+    /// its next data packet back (a try on `ch` is then arranged): until
+    /// the node's last packet has gone at the node's rate, or, when the
+    /// node is free and another of its rails tries at this same instant,
+    /// for that rail's turn if `e`'s rail had the last packet, so that
+    /// rails woken together take turns instead of the first one always
+    /// winning.
+    fn node_holds(&mut self, e: EndpointId, ch: ChannelId) -> bool {
+        if self.nics.node_rate.is_none() {
+            return false;
+        }
+        let now = self.clock.now;
+        let node = self.net.endpoint_node[e];
+        let free_at = self.nics.node_free_at[node];
+        if now < free_at {
+            self.schedule_try(ch, free_at);
+            return true;
+        }
+        if e != self.nics.node_last_rail[node] {
+            return false;
+        }
+        let other_waits = self.net.endpoints_of_node(node).iter().any(|&other| {
+            other != e && self.channels.tx[self.net.endpoint_up[other]].scheduled_at == now
+        });
+        if other_waits {
+            // Runs again after the other rail's try, already queued for now.
+            self.schedule_try(ch, now);
+        }
+        other_waits
     }
 
     /// The NIC on `ch` waits for buffer space (its credit returns were just
@@ -483,6 +526,11 @@ impl Simulation {
         let payload = msg.to_send.min(self.nics.mtu as u64) as u32;
         let wire = self.nics.frame.wire_bytes(payload);
         let now = self.clock.now;
+        if let Some(rate) = self.nics.node_rate {
+            let node = self.net.endpoint_node[e];
+            self.nics.node_free_at[node] = now + rate.serialize(wire as u64);
+            self.nics.node_last_rail[node] = e;
+        }
         let stalled = match self.nics.stalled_since[e] {
             NEVER => Ps::ZERO,
             since => now - since,

@@ -24,7 +24,7 @@ const KEYS: &[&str] = &[
     "topology.kind", "topology.groups", "topology.switches_per_group", "topology.endpoints_per_switch",
     "topology.local_links_per_pair", "topology.global_ports_per_switch", "topology.global_links_per_group_pair",
     "topology.taper", "topology.cabling", "topology.radix", "topology.nodes", "topology.rails", "topology.q", "topology.planes",
-    "nic.bandwidth_bps", "nic.mtu_payload", "nic.frame", "nic.rail_selection", "nic.rail_unit", "nic.flit_bytes", "switch.arbitration",
+    "nic.bandwidth_bps", "nic.node_injection_bps", "nic.mtu_payload", "nic.frame", "nic.rail_selection", "nic.rail_unit", "nic.flit_bytes", "switch.arbitration",
     "nic.max_outstanding_packets", "nic.outstanding_release", "nic.retry_timeout_ns", "nic.max_retries",
     "links.bandwidth_bps", "links.terminal_latency_ns", "links.local_latency_ns", "links.global_latency_ns",
     "links.fec_latency_ns", "links.bit_error_rate", "links.failed", "links.degraded", "links.random_failures",

@@ -18,6 +18,7 @@ mod hop_hold;
 mod hop_waits;
 mod host_noise;
 mod link_stalls;
+mod node_injection;
 mod mpi;
 mod outstanding;
 mod physics;

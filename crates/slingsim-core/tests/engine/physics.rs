@@ -7,7 +7,7 @@ use slingsim_core::routing::dragonfly::min_hops;
 use slingsim_core::topology::Topology;
 use slingsim_core::Simulation;
 
-fn small_dragonfly() -> Value {
+pub(crate) fn small_dragonfly() -> Value {
     json!({
         "topology": {"groups": 5, "switches_per_group": 4, "endpoints_per_switch": 4,
                      "local_links_per_pair": 1, "global_ports_per_switch": 1},

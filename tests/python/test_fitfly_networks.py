@@ -8,7 +8,7 @@ import pytest
 
 import slingsim
 from slingsim.experiments.fitfly_networks import (
-    BACKGROUND, NETWORKS, allocation, background_bytes, point_config, run_fitfly_networks,
+    BACKGROUND, NETWORKS, QUICK_NETWORKS, allocation, background_bytes, point_config, run_fitfly_networks,
 )
 from slingsim.experiments.output import table_checks
 
@@ -43,6 +43,18 @@ def test_every_network_buffers_64_KiB_per_virtual_channel_as_codes():
         vcs = slingsim.api.topology(preset, check_deadlock=True)["deadlock"][routing]["vcs"]
         assert cfg["switch"]["buffer_bytes"] == vcs * 65536, (key, routing, vcs, cfg["switch"])
         assert cfg["switch"]["terminal_buffer_bytes"] == 65536, (key, cfg["switch"])
+
+
+def test_a_fit_fly_node_sends_at_one_links_rate_as_in_codes():
+    # [McGlohon19] Sec. 6.5: CODES moves a node's data to its NICs at one link's rate, not the rails' sum.
+    for key, (_, preset, gibps, _) in NETWORKS.items():
+        cfg = point_config(key, "amg", 0.725, False, 1e9)
+        if cfg["topology"].get("rails", 1) > 1:
+            assert cfg["nic"]["node_injection_bps"] == gibps * 2**30 * 8 == cfg["links"]["bandwidth_bps"], key
+        else:
+            assert "node_injection_bps" not in cfg["nic"], key  # one rail: its own rate already
+    held = lambda keys, quick: {k for k in keys if "node_injection_bps" in point_config(k, "mg", 0.0, quick, 1e9)["nic"]}  # noqa: E731
+    assert held(NETWORKS, False) == {"fitfly", "fitfly-fdr"} and held(QUICK_NETWORKS, True) == {"fitfly"}
 
 
 @pytest.fixture(scope="module")
@@ -135,9 +147,8 @@ def test_full_study_slim_fly_beats_megafly_at_the_highest_background(full):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="measured 2026-12-01: with equalised bandwidth Fit Fly at FDR (51.1 ms AMG) trails "
-                   "Slim Fly at EDR (30.8 ms) and Slim Fly at HDR (9.1 ms) edges out Fit Fly at EDR (10.2 ms): in our "
-                   "model bandwidth is the reason, although Fit Fly now takes fewer hops (docs/experiments.md)")
+# Failed (strict xfail) until Fit Fly's nodes took CODES' node rate, one link's over both rails (2026-12-01):
+# Fit Fly at FDR then took 51.1 ms (AMG) against Slim Fly at EDR's 30.8; 29.0 since (docs/experiments.md).
 def test_full_study_fit_fly_stays_ahead_with_equalised_bandwidth(full):
     for w in ("amg", "mg"):
         fdr = full[("fitfly", 7.0, w, 0.725)]["max_comm_time_ns"] or float("inf")

@@ -37,6 +37,11 @@ to the cap.
 Fly with q = 5, a Dragonfly of 11 groups, a Megafly of 7) with 64-rank
 workloads beside 64 background nodes, at 0, 25 and 72.5%, without the
 equalised variants.
+
+A node hands its data to its NICs at one link's rate (``nic.node_injection_bps``), as CODES, which ran the
+paper's simulations, does: [McGlohon19] Sec. 6.5 names this as the cause of its equalised-bandwidth results
+("CODES using link bandwidth for the speed of transmission of data from the workload server and the terminal
+node instead of the total injection bandwidth"). Only Fit Fly, whose nodes have two rails, is held by it.
 """
 from __future__ import annotations
 
@@ -118,6 +123,10 @@ def network_config(key: str, quick: bool) -> Config:
     bps = gibps * GIB * 8
     cfg["nic"]["bandwidth_bps"] = bps
     cfg["links"]["bandwidth_bps"] = bps
+    if cfg["topology"].get("rails", 1) > 1:
+        # CODES hands a node's data to its NICs at one link's rate, not at the rails' sum (Sec. 6.5); with one
+        # rail that is the NIC's own rate, so only Fit Fly's nodes are held to it.
+        cfg["nic"]["node_injection_bps"] = bps
     cfg["traffic"] = []
     return cfg
 

@@ -445,7 +445,7 @@ fn nics(cfg: &Config, net: &Network, frame: Frame, cc: &Congestion, qos: &Qos, f
         rail_rng: Rng::new(cfg.sim.seed, 0x5A11),
         node_rate: cfg.nic.node_injection_bps.map(crate::units::Rate::from_bps),
         node_free_at: IdVec::filled(Ps::ZERO, net.nodes()),
-        node_last_rail: IdVec::filled(crate::ids::EndpointId::NONE, net.nodes()),
+        node_last_sender: IdVec::filled(crate::ids::EndpointId::NONE, net.nodes()),
     })
 }
 

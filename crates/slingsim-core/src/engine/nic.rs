@@ -169,11 +169,11 @@ pub(crate) struct Nics {
     pub message_order: MessageOrder,
     pub rail_rng: Rng,
     /// With `nic.node_injection_bps`: the node's rate over all its rails,
-    /// when each node may next hand a packet to a rail, and the rail it
-    /// handed the last one to ([`Simulation::node_holds`]).
+    /// when each node may next hand a packet to a rail, and the NIC (the
+    /// rail's endpoint) it handed the last one to ([`Simulation::node_holds`]).
     pub node_rate: Option<Rate>,
     pub node_free_at: IdVec<NodeId, Ps>,
-    pub node_last_rail: IdVec<NodeId, EndpointId>,
+    pub node_last_sender: IdVec<NodeId, EndpointId>,
 }
 
 impl Nics {
@@ -363,14 +363,14 @@ impl Simulation {
     /// traffic classes, congestion control or an outstanding-packet limit,
     /// if those let it: see [`Simulation::nic_pick`]).
     pub(crate) fn nic_send(&mut self, e: EndpointId, ch: ChannelId) {
+        if self.node_holds(e, ch) {
+            return;
+        }
         if self.nics.scan {
             if !self.nics.ack_queue[e].is_empty() && self.nic_send_control(e, ch) {
                 return;
             }
             if !self.nics.retry_queue[e].is_empty() && self.nic_resend(e, ch) {
-                return;
-            }
-            if !self.nics.queue[e].is_empty() && self.node_holds(e, ch) {
                 return;
             }
             if let Some(i) = self.nic_pick(e, ch) {
@@ -381,9 +381,6 @@ impl Simulation {
         // Control packets exist only with acks or CNPs, which set `scan`.
         debug_assert!(self.nics.ack_queue[e].is_empty(), "an ack queued at a NIC that does not scan");
         let Some(&m) = self.nics.queue[e].front() else { return };
-        if self.node_holds(e, ch) {
-            return;
-        }
         let wire = self.nics.next_wire(self.nics.messages[m as usize].to_send);
         if !self.channels.has_credits(ch, 0, wire, self.clock.now) {
             self.nic_stalled(e, ch);
@@ -402,14 +399,16 @@ impl Simulation {
     }
 
     /// With `nic.node_injection_bps`, whether endpoint `e`'s node holds
-    /// its next data packet back (a try on `ch` is then arranged): until
+    /// back the next packet `e` has to send, data, ack or resend alike (a
+    /// try on `ch` is then arranged): until
     /// the node's last packet has gone at the node's rate, or, when the
     /// node is free and another of its rails tries at this same instant,
     /// for that rail's turn if `e`'s rail had the last packet, so that
     /// rails woken together take turns instead of the first one always
     /// winning.
     fn node_holds(&mut self, e: EndpointId, ch: ChannelId) -> bool {
-        if self.nics.node_rate.is_none() {
+        let n = &self.nics;
+        if n.node_rate.is_none() || (n.queue[e].is_empty() && n.ack_queue[e].is_empty() && n.retry_queue[e].is_empty()) {
             return false;
         }
         let now = self.clock.now;
@@ -419,7 +418,7 @@ impl Simulation {
             self.schedule_try(ch, free_at);
             return true;
         }
-        if e != self.nics.node_last_rail[node] {
+        if e != self.nics.node_last_sender[node] {
             return false;
         }
         let other_waits = self.net.endpoints_of_node(node).iter().any(|&other| {
@@ -526,11 +525,6 @@ impl Simulation {
         let payload = msg.to_send.min(self.nics.mtu as u64) as u32;
         let wire = self.nics.frame.wire_bytes(payload);
         let now = self.clock.now;
-        if let Some(rate) = self.nics.node_rate {
-            let node = self.net.endpoint_node[e];
-            self.nics.node_free_at[node] = now + rate.serialize(wire as u64);
-            self.nics.node_last_rail[node] = e;
-        }
         let stalled = match self.nics.stalled_since[e] {
             NEVER => Ps::ZERO,
             since => now - since,
@@ -629,6 +623,12 @@ impl Simulation {
         self.events.push(now + retry + latency, Event::Arrive(h));
         self.channels.spend(ch, vc, wire);
         self.channels.tx[ch].busy_until = now + ser + retry;
+        if let Some(node_rate) = self.nics.node_rate {
+            let e = self.channels.from_endpoint[ch];
+            let node = self.net.endpoint_node[e];
+            self.nics.node_free_at[node] = now + node_rate.serialize(wire as u64);
+            self.nics.node_last_sender[node] = e;
+        }
         self.account_transmission(ch, now, ser + retry, wire);
     }
 

@@ -123,7 +123,9 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "rate: 2.62 against 2.48 ms). Since its nodes send at one link's rate over both rails, as CODES' do "
         "([McGlohon19] Sec. 6.5), it takes three background messages at once rather than two to overrun a node: full "
         "mode 8.39 ms (was 10.2), 3.0x its idle time; without the collectives, which CODES' replay skips, 2.6x. How "
-        "CODES' Fit Fly escapes the rest is not established; the idle time itself pays the host stack per message",
+        "CODES' Fit Fly escapes the rest is not established: its output-queued routers hold no more per link than "
+        "ours (64 KiB per VC), and ours would need 128 KiB per VC to come to 5.2 ms; the idle time itself pays the "
+        "host stack per message",
 }
 """What the measurements found behind each claim's difference from the paper, keyed by (experiment,
 quantity): the report prints it when the claim's ordering fails or its number is outside 2x, and says

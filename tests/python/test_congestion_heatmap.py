@@ -183,6 +183,31 @@ def test_quick_victims_meet_the_aggressor():
     assert shares["victim_switches"] == 4 and not shares["meets"]
 
 
+def test_heatmap_quick_runs_the_three_splits_and_each_victim_meets_the_aggressor(monkeypatch, tmp_path):
+    """Quick mode keeps what Fig. 9's share row is about: three splits (86/10, 48/48, 19/77 of 96 nodes), so
+    growth with the aggressor's share is read, not left open; every victim meets its aggressor."""
+    import slingsim.experiments.congestion_heatmap as heatmap
+
+    ran = {}
+
+    def fake_run_points(points, *args, **kwargs):
+        ran["points"] = points
+        raise RuntimeError("stop before simulating")
+
+    monkeypatch.setattr(heatmap, "run_points", fake_run_points)
+    with pytest.raises(RuntimeError, match="stop before simulating"):
+        heatmap.run_congestion_heatmap(tmp_path, quick=True, progress=False, cache=False)
+    points = ran["points"]
+    counts = {labels["system"]: set() for labels, _, _ in points}
+    for labels, _, con in points:
+        counts[labels["system"]].add(con["job"][0]["nodes"]["count"])
+        shares = point_shares(con, planned_nodes(con))
+        assert shares["meets"], labels
+    # The ping-pong runs on an even count of nodes, hence 18 beside 19.
+    assert counts == {"Slingshot": {86, 48, 19, 18}, "Aries": {86, 48, 19, 18}}
+    assert {round(labels["victim_share"], 2) for labels, _, _ in points} == {0.9, 0.5, 0.2}
+
+
 def test_the_full_study_splits_512_nodes_of_shandy_and_crystal_as_the_paper():
     points = study_points(victims=("allreduce 8B", "pingpong 8B"))
     assert {labels["system"] for labels, _, _ in points} == {"Slingshot", "Aries"}

@@ -141,9 +141,13 @@ FULL_MODE_READS: Dict[Tuple[str, str], str] = {
         "points (median 1.057) and random at 53 (1.046); linear has one point censored at the 100 ms cap "
         "(sweep3d, at least 99.5x) (docs/experiments.md, congestion-distribution)",
     ("congestion-heatmap", "Aries, worst incast impact with the aggressor on the most nodes over the fewest "
-                           "(full mode: 53/459 over 460/52; quick runs one split)"):
-        "full mode (2026-11-28) runs the three splits and the impact does not grow with the aggressor's share at "
-        "every split: Aries' worst beside the incast is 21.9x at 460/52, 1.3x at 256/256 and 381x at 53/459 "
+                           "(53/459 over 460/52; quick: 19/77 over 86/10 of 96 nodes)"):
+        "full mode (2026-11-28) does not hold where quick (4.0x, 19.4x, 45.3x at 86/10, 48/48, 19/77 of 96 nodes) "
+        "does: Aries' worst beside the incast is 21.9x at 460/52, 1.3x at 256/256 and 381x at 53/459. The incast's "
+        "target is the aggressor's first node; at 256/256 it sits on router 64, outside the chassis rows of all "
+        "the victim's routers (0-63), only 4 of which reach it by a column link, and most senders idle, waiting for "
+        "the last responses of their NIC's 1,024-packet block; quick's 48/48 target sits in the chassis row of "
+        "every victim router. The paper does not say where its target sat "
         "(docs/experiments.md, congestion-heatmap)",
     ("aries-time-vs-latency", "QCD of time over QCD of packet latency, smallest size, 10% host noise"):
         "full mode (2026-11-30, five sizes, 300 round trips each) holds: with detours on 10% of each CPU the "

@@ -134,8 +134,8 @@ CLAIMS: Sequence[Claim] = (
           check("aries_max_impact"), "on Aries incast hurts more than all-to-all, and small-message victims most",
           _all_true(check("incast_hurts_more_than_alltoall"), check("small_message_victims_hurt_most"))),
     Claim("congestion-heatmap", "[DeSensi20] Fig. 9",
-          "Aries, worst incast impact with the aggressor on the most nodes over the fewest (full mode: 53/459 over "
-          "460/52; quick runs one split)",
+          "Aries, worst incast impact with the aggressor on the most nodes over the fewest (53/459 over 460/52; "
+          "quick: 19/77 over 86/10 of 96 nodes)",
           "grows with the aggressor's share (LAMMPS 17x at 50/50; values in the figure only)", None,
           _share_growth, "the impact grows with the aggressor's share at every split",
           check("impact_grows_with_aggressor_share")),

@@ -58,16 +58,25 @@ def test_the_three_routings_of_a_test_differ_only_in_the_routing():
         assert all(b == backgrounds[0] for b in backgrounds) and backgrounds[0]
 
 
-def test_quick_runs_the_cori_job_on_fewer_points():
+def test_quick_runs_the_cori_job_on_fewer_points_and_daints_8_byte_alltoall():
     quick, full = study.study_points(quick=True), study.study_points()
-    assert {l["system"] for l, _ in quick} == {"aries-cori"}
     assert {l["system"] for l, _ in full} == set(study.SYSTEMS)
-    assert len(quick) < len([1 for l, _ in full if l["system"] == "aries-cori"])
-    tests = {(l["test"], l["size"]) for l, _ in quick}
+    cori = [(l, c) for l, c in quick if l["system"] == "aries-cori"]
+    assert len(cori) < len([1 for l, _ in full if l["system"] == "aries-cori"])
+    tests = {(l["test"], l["size"]) for l, _ in cori}
     assert {("alltoall", "large"), ("halo3d", "large")} <= tests
-    for labels, cfg in quick:
+    for labels, cfg in cori:
         nodes = cfg["job"][0]["nodes"]["list"]
         assert len(nodes) == (2 if labels["test"] == "ping-pong" else 64)
+    # Daint: only the small test on which full mode finds DEFAULT ahead, exactly as full mode runs it.
+    daint = [(l, c) for l, c in quick if l["system"] == "aries-daint"]
+    assert {(l["test"], l["size"], l["bytes"]) for l, _ in daint} == {("alltoall", "small", 8)}
+    full_daint = {l["routing"]: c for l, c in full if l["system"] == "aries-daint" and l["test"] == "alltoall"
+                  and l["size"] == "small"}
+    assert len(daint) == len(study.ROUTINGS) == len(full_daint)
+    for labels, cfg in daint:
+        assert cfg == full_daint[labels["routing"]]
+        assert len(cfg["job"][0]["nodes"]["list"]) == 1024
 
 
 def rows_from(medians, means=None):
@@ -153,10 +162,13 @@ def test_quick_study_high_bias_for_little_data_default_for_heavy_exchanges(tmp_p
         # is not established); the others follow high bias within 2%.
         assert cori[name]["app_aware_over_best"] <= (study.WITHIN if name == "halo3d small" else 1.02), (name, cori[name])
         assert cori[name]["app_aware_default_share"] < 0.1, (name, cori[name])
-    assert checks["high_bias_wins_small"] == {"aries-cori": True}
+    # Daint's 8 B alltoall over 1024 ranks: Bruck's rounds send 4 KiB per rank, and DEFAULT wins (1.17x on
+    # 2026-12-01), as in full mode.
+    assert checks["high_bias_wins_small"] == {"aries-cori": True, "aries-daint": False}
+    assert checks["tests"]["aries-daint"]["alltoall small"]["high_bias_over_default"] > 1.1
     # Heavy exchanges: DEFAULT's non-minimal paths win, and app-aware moves part of the traffic to DEFAULT
     # and beats high bias.
-    assert checks["default_wins_large"] == {"aries-cori": {"alltoall": True, "halo3d": True}}
+    assert checks["default_wins_large"] == {"aries-cori": {"alltoall": True, "halo3d": True}, "aries-daint": {}}
     for name in ("alltoall large", "halo3d large"):
         assert cori[name]["high_bias_over_default"] > 1.1, (name, cori[name])
         assert 0.1 < cori[name]["app_aware_default_share"] < 0.9, (name, cori[name])

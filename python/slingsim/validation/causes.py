@@ -108,7 +108,8 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "counters moves it; with the NIC taking its messages in turn (nic.message_order = \"interleaved\") it "
         "trails by 8%",
     ("aries-routing-study", "app-aware's worst time over the better static mode"):
-        "on Daint's 1024 ranks Bruck's 8 B alltoall is a heavy exchange, which DEFAULT wins; app-aware misses "
+        "on Daint's 1024 ranks Bruck's 8 B alltoall sends 4 KiB per rank and round, a heavy exchange, which "
+        "DEFAULT wins (high bias 1.17x in both modes; Cori's small tests 0.72-0.91); in full mode app-aware misses "
         "Daint's 512 B alltoall (1.26x), whose messages below its 4 KiB threshold go with high bias undecided, "
         "as the paper's rule has it, and Daint's 16 KiB halo3d (1.15x), a median of 3 iterations: with 9, 1.086x",
     ("aries-applications", "FFT on 256 nodes: high bias over DEFAULT (median)"):
@@ -155,12 +156,6 @@ FULL_MODE_READS: Dict[Tuple[str, str], str] = {
         "1 MiB, so the gap at 8 B exceeds the largest size's, though 4 KiB's is the largest; quick mode's 8 B "
         "ratio (1.16) falls on the other side by chance, as the cause above says (docs/experiments.md, "
         "aries-time-vs-latency)",
-    ("aries-routing-study", "app-aware's worst time over the better static mode"):
-        "full mode (2026-11-29) adds Piz Daint's 1024-node job, which quick mode does not run, and there high "
-        "bias does not win every small test: Bruck's 8 B alltoall over 1024 ranks sends 4 KiB per rank and "
-        "round, and high bias takes it 1.17x as long as DEFAULT (Cori's small tests 0.72-0.91, its 8 B "
-        "alltoall a tie); DEFAULT wins the large alltoall and halo3d on both systems (docs/experiments.md, "
-        "aries-routing-study)",
 }
 """What a full-mode run found for a claim whose verdict it reads otherwise than quick mode, keyed as
 :data:`KNOWN_CAUSES`: a quick report lists these below its table, so a row that holds in quick mode

@@ -108,7 +108,8 @@ QUICK_HEATMAP_SPLITS = (0.9, 0.5) + QUICK_SPLITS
 """``congestion-heatmap --quick``: the paper's three splits on 96 nodes (86/10, 48/48, 19/77; 20% for the
 paper's 10%, as above), so quick mode also reads whether the impact grows with the aggressor's share; it adds
 32 points and about 65 s on one core. Each victim meets its aggressor (``shares_checked``): at 48/48 it shares
-the target's group but not its switch, as the full study's 256/256 victims do."""
+the incast target's group but not its switch, as the full study's 256/256 Aries victim does (target router 64,
+victim routers 0-63)."""
 SMALL_MESSAGE_BYTES = 128
 """Victims whose messages are at most this big are the small-message ones of [DeSensi20] Sec. III-A."""
 AGGRESSOR_BYTES = 131_072

@@ -63,12 +63,53 @@ def test_detours_spread_the_time_and_leave_the_latency():
         fig5.row_of("none", 8, quiet, 201)
 
 
-def test_key_figures_read_the_papers_ordering_per_noise_level():
-    rows = [{"noise": "heavy", "bytes": b, "time_qcd": t, "latency_qcd": m, "time_over_latency_qcd": t / m}
-            for b, t, m in ((8, 0.14, 0.02), (4096, 0.13, 0.01), (65536, 0.05, 0.01))]
-    rows += [{"noise": "none", "bytes": 8, "time_qcd": 0.01, "latency_qcd": 0.02, "time_over_latency_qcd": 0.5}]
+def _row(level, size, ratio, low, high, latency=0.01):
+    return {"noise": level, "bytes": size, "time_qcd": ratio * latency, "latency_qcd": latency,
+            "time_over_latency_qcd": ratio, "time_over_latency_qcd_low": low, "time_over_latency_qcd_high": high}
+
+
+def test_key_figures_read_the_papers_ordering_per_noise_level_where_the_intervals_decide_it():
+    rows = [_row("heavy", 8, 7.0, 5.5, 9.0), _row("heavy", 4096, 13.0, 10.0, 15.0), _row("heavy", 65536, 5.0, 4.0, 5.2)]
+    rows += [_row("none", 8, 0.5, 0.45, 0.6), _row("none", 65536, 0.8, 0.7, 0.9)]
     k = fig5.key_figures(rows, {}, {}, {"none": 0.0, "heavy": 10.0})
     assert k["heavy_time_qcd_above_latency_qcd"] is True
-    assert k["heavy_gap_larger_for_small_than_large"] is True, "7x at 8 B above 5x at 64 KiB (13x at 4 KiB between)"
+    assert k["heavy_gap_larger_for_small_than_large"] is True, "7x (5.5-9) at 8 B above 5x (4-5.2) at 64 KiB"
+    assert k["heavy_undecided"] == []
     assert k["none_time_qcd_above_latency_qcd"] is False
-    assert k["heavy"]["8"]["time_qcd"] == 0.14 and k["noise_checked"] is True
+    assert k["none_gap_larger_for_small_than_large"] is False, "0.45-0.6 wholly below 0.7-0.9"
+    assert k["heavy"]["8"]["time_qcd"] == 0.07 and k["heavy"]["8"]["interval"] == [5.5, 9.0]
+    assert k["noise_checked"] is True
+
+
+def test_findings_whose_intervals_overlap_are_undecided_not_read_either_way():
+    rows = [_row("heavy", 8, 1.16, 0.59, 4.66), _row("heavy", 4096, 4.96, 2.98, 6.28),
+            _row("heavy", 65536, 1.52, 0.96, 3.35)]
+    k = fig5.key_figures(rows, {}, {}, {"heavy": 10.0})
+    assert k["heavy_time_qcd_above_latency_qcd"] is None
+    assert k["heavy_gap_larger_for_small_than_large"] is None
+    assert len(k["heavy_undecided"]) == 3, k["heavy_undecided"]
+    assert "8 B: 1.16, 95% interval 0.59-4.66, which contains 1" in k["heavy_undecided"][0]
+    assert "the intervals overlap" in k["heavy_undecided"][-1]
+    # One size decidedly below 1 fails the first finding whatever the others read.
+    rows[2] = _row("heavy", 65536, 0.5, 0.4, 0.6)
+    assert fig5.key_figures(rows, {}, {}, {"heavy": 10.0})["heavy_time_qcd_above_latency_qcd"] is False
+
+
+def test_the_ratio_interval_is_reproducible_holds_the_ratio_and_narrows_with_more_round_trips():
+    import numpy as np
+    rng = np.random.default_rng(7)
+
+    def series(n):
+        base = 6000.0 + rng.normal(0, 40, n)
+        held = rng.random(n) < 0.3
+        return list(base + held * rng.uniform(0, 1000, n)), list(1500.0 + rng.normal(0, 20, n))
+
+    few, many = series(100), series(5000)
+    assert fig5.ratio_interval(*few, seed=8) == fig5.ratio_interval(*few, seed=8)
+    low, high = fig5.ratio_interval(*few, seed=8)
+    ratio = fig5.quartile_dispersion(few[0]) / fig5.quartile_dispersion(few[1])
+    assert low < ratio < high
+    low_m, high_m = fig5.ratio_interval(*many, seed=8, resamples=300)
+    assert high_m - low_m < (high - low) / 3
+    with pytest.raises(ValueError, match="paired round trips"):
+        fig5.ratio_interval([1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0], seed=1)

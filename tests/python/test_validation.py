@@ -225,3 +225,32 @@ def test_rank_order_bound_claim():
     quick = claim_row(c, Outcome([], {"alltoall_schedule_bound_fraction": 1.0}))
     assert full["ours"] == 0.611 and full["ordering_holds"] is False
     assert quick["ordering_holds"] is True
+
+
+def test_an_ordering_the_run_cannot_decide_is_reported_as_undecided_with_its_intervals():
+    """Fig. 5's ordering reads True, False or undecided from the recipe's intervals: undecided rows are
+    neither holds nor fails nor unread, are counted apart, and list the recipe's reasons and the cause."""
+    c = claim("aries-time-vs-latency", "QCD of time over QCD of packet latency, smallest size, 10% host noise")
+    reason = "gap at 8 B (1.16, 95% interval 0.59-4.66) against 65536 B (1.52, 95% interval 0.96-3.35): overlap"
+    undecided = claim_row(c, Outcome([], {"heavy_smallest_time_over_latency_qcd": 1.16,
+                                          "heavy_time_qcd_above_latency_qcd": True,
+                                          "heavy_gap_larger_for_small_than_large": None,
+                                          "heavy_undecided": [reason]}))
+    assert undecided["ordering_holds"] is None and undecided["ordering_undecided"] == reason
+    fails = claim_row(c, Outcome([], {"heavy_smallest_time_over_latency_qcd": 0.6,
+                                      "heavy_time_qcd_above_latency_qcd": False,
+                                      "heavy_gap_larger_for_small_than_large": None,
+                                      "heavy_undecided": [reason]}))
+    assert fails["ordering_holds"] is False and fails["ordering_undecided"] is None, "one failed part fails the row"
+    holds = claim_row(c, Outcome([], {"heavy_smallest_time_over_latency_qcd": 3.0,
+                                      "heavy_time_qcd_above_latency_qcd": True,
+                                      "heavy_gap_larger_for_small_than_large": True, "heavy_undecided": []}))
+    assert holds["ordering_holds"] is True and holds["ordering_undecided"] is None
+    unread = claim_row(c, Outcome([], {}))
+    counts = summary_counts([undecided, fails, holds, unread])
+    assert (counts["ordering_holds"], counts["ordering_fails"], counts["ordering_undecided"],
+            counts["ordering_unread"]) == (1, 1, 1, 1)
+    text = markdown([undecided, holds], True, "slingsim validate --quick", "2026-12-02")
+    assert "| undecided |" in text and "1 undecided, 0 could not be read" in text
+    assert "## Orderings the runs cannot decide" in text and reason in text
+    assert text.count("## Where ours differs") == 0, "an undecided row is not a difference"

@@ -133,18 +133,21 @@ def _recipe_reporter(quiet: bool) -> Callable[[str, Outcome], None]:
 
 
 def _print_validation(rows: List[Dict[str, Any]], counts: Dict[str, int], out: Path, quick: bool) -> None:
-    """The validation table, each claim that differs and its cause, what full mode reads otherwise (in a
-    quick run), the counts and the folder."""
+    """The validation table, each claim that differs and its cause, each claim its run cannot decide, what
+    full mode reads otherwise (in a quick run), the counts and the folder."""
     from ..report import text_table
-    from ..validation import HEADERS, difference_lines, full_mode_lines, table_cells
+    from ..validation import HEADERS, difference_lines, full_mode_lines, table_cells, undecided_lines
 
     print(text_table(HEADERS, [table_cells(r) for r in rows], left=5))
     for line in difference_lines(rows):
         print(f"differs: {line}")
+    for line in undecided_lines(rows):
+        print(f"undecided: {line}")
     for line in full_mode_lines(rows, quick):
         print(f"full mode reads otherwise: {line}")
     print(f"orderings: {counts['ordering_holds']} hold, {counts['ordering_fails']} do not, "
-          f"{counts['ordering_unread']} unread; within 2x: {counts['within_2x']}, outside: "
+          f"{counts['ordering_undecided']} undecided, {counts['ordering_unread']} unread; "
+          f"within 2x: {counts['within_2x']}, outside: "
           f"{counts['outside_2x']}; recipes failed: {counts['recipes_failed']}")
     print(f"wrote {out}")
 

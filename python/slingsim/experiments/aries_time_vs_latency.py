@@ -22,6 +22,14 @@ The host side is ``[host.noise]``: each CPU takes detours at exponential gaps. T
 figure for Piz Daint's noise, so the recipe runs every size three times, at the levels of
 :mod:`slingsim.experiments.host_noise_levels` (no detours, 1 us detours on 1% of the CPU and on 10%): the paper's finding is checked on the noisy runs, and the quiet run shows what the network alone
 gives (:func:`check_noise` refuses noisy runs whose ranks no detour held up, and quiet ones that were).
+
+Each ratio of the time's QCD over the latency's comes with a 95% bootstrap interval over the round trips
+(:func:`ratio_interval`), and a finding counts only where the intervals decide it: a ratio above 1 only if
+its interval lies above 1, the smallest size's gap above the largest's only if their intervals do not
+overlap; otherwise the finding is undecided (None, with the intervals under ``LEVEL_undecided``). A QCD
+moves only when more than a quarter of the round trips are held up, and an 8 B round trip is held up by
+the assumed detours about that often, so its ratio's interval is wide: 100 round trips leave it between
+about 0.6 and 4.7 (2026-12-02, docs/experiments.md).
 """
 from __future__ import annotations
 
@@ -62,6 +70,9 @@ OCCUPANCY, QUICK_OCCUPANCY = 0.5, 0.25
 PAUSE_NS = 50_000
 """Mean pause before each round trip (uniform from 0.5 to 1.5 times it)."""
 ROUND_TRIPS, QUICK_ROUND_TRIPS = 300, 100
+BOOTSTRAP_RESAMPLES = 2000
+"""Resamples of the round trips behind each ratio's interval."""
+CONFIDENCE = 0.95
 
 
 def pair_of(k: int) -> Tuple[int, int]:
@@ -126,6 +137,37 @@ def quartile_dispersion(values: Sequence[float]) -> Optional[float]:
     return float((q3 - q1) / (q3 + q1)) if q3 + q1 > 0 else None
 
 
+def ratio_interval(rtts: Sequence[float], latencies: Sequence[float], seed: int,
+                   resamples: int = BOOTSTRAP_RESAMPLES) -> Tuple[Optional[float], Optional[float]]:
+    """The :data:`CONFIDENCE` bootstrap interval of QCD(``rtts``) / QCD(``latencies``): the round trips are
+    resampled with replacement, each with its own latency, ``resamples`` times from a generator seeded by
+    ``seed`` (so a run's interval is reproducible); (None, None) if a resample has no spread in latency."""
+    t = np.asarray(rtts, dtype=float)
+    m = np.asarray(latencies, dtype=float)
+    if len(t) != len(m) or len(t) < 4:
+        raise ValueError(f"{NAME}: an interval needs paired round trips and latencies, at least 4 "
+                         f"(got {len(t)} and {len(m)})")
+    picks = np.random.default_rng(seed).integers(0, len(t), size=(resamples, len(t)))
+
+    def qcds(v: np.ndarray) -> np.ndarray:
+        q1, q3 = np.percentile(v[picks], [25, 75], axis=1)
+        return (q3 - q1) / (q3 + q1)
+
+    time, latency = qcds(t), qcds(m)
+    if not np.all(latency > 0):
+        return None, None
+    tail = (1 - CONFIDENCE) / 2 * 100
+    low, high = np.percentile(time / latency, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def decided(low: Optional[float], high: Optional[float], threshold: float) -> Optional[bool]:
+    """True if the interval lies above ``threshold``, False if below it, None if it holds it (or is missing)."""
+    if low is None or high is None:
+        return None
+    return True if low > threshold else (False if high < threshold else None)
+
+
 def job_name(size: int) -> str:
     return f"pp{size}"
 
@@ -178,8 +220,8 @@ def check_noise(level: str, summary: Dict[str, Any], sizes: Sequence[int]) -> fl
 
 def row_of(level: str, size: int, summary: Dict[str, Any], round_trips: int) -> Dict[str, Any]:
     """One size under one noise level: the round trips' QCD and the QCD of each round trip's mean packet
-    network latency (both exact), their medians and ratio, and the QCD over every single packet (from the
-    latency summary's quartiles, within about 1%)."""
+    network latency (both exact), their medians and ratio with its interval (:func:`ratio_interval`), and
+    the QCD over every single packet (from the latency summary's quartiles, within about 1%)."""
     job = summary["jobs"][job_name(size)]
     rtts = round_trips_ns(job, round_trips, f"{size} B ping-pong ({level} noise)")
     latencies = [v for v in job["iteration_packet_latency_ns"][1::2] if v is not None]
@@ -188,30 +230,49 @@ def row_of(level: str, size: int, summary: Dict[str, Any], round_trips: int) -> 
                            f"{len(latencies)} of its {len(rtts)} round trips (are its packets measured?)")
     t, m = quartile_dispersion(rtts), quartile_dispersion(latencies)
     packets = qcd(summary["traffic"][job_name(size)]["network_latency_ns"])
+    low, high = ratio_interval(rtts, latencies, seed=size)
     return {"noise": level, "bytes": size, "round_trips": len(rtts), "time_qcd": t, "latency_qcd": m,
-            "time_over_latency_qcd": (t / m) if t is not None and m else None, "packet_latency_qcd": packets,
+            "time_over_latency_qcd": (t / m) if t is not None and m else None,
+            "time_over_latency_qcd_low": low, "time_over_latency_qcd_high": high, "packet_latency_qcd": packets,
             "time_median_us": float(np.median(rtts)) / 1e3, "latency_median_ns": float(np.median(latencies)),
             "detoured_ns_per_rank": job.get("host_noise", {}).get("detoured_ns_per_rank", 0.0)}
 
 
 def key_figures(rows: List[Dict[str, Any]], placed: Dict[str, Any], background: Dict[str, Any],
                 held: Dict[str, float]) -> Dict[str, Any]:
-    """The QCDs per noise level and size, and the paper's findings as booleans on each noisy level."""
+    """The QCDs per noise level and size, and the paper's findings on each level as True, False or None
+    where the ratios' intervals do not decide them (``LEVEL_undecided`` says which and why)."""
     out: Dict[str, Any] = {}
     for level in NOISE:
         mine = sorted((r for r in rows if r["noise"] == level), key=lambda r: r["bytes"])
         if not mine:
             continue
         out[level] = {str(r["bytes"]): {"time_qcd": rounded(r["time_qcd"]), "latency_qcd": rounded(r["latency_qcd"]),
-                                        "time_over_latency_qcd": rounded(r["time_over_latency_qcd"])}
+                                        "time_over_latency_qcd": rounded(r["time_over_latency_qcd"]),
+                                        "interval": [rounded(r.get("time_over_latency_qcd_low")),
+                                                     rounded(r.get("time_over_latency_qcd_high"))]}
                       for r in mine}
-        above = all(r["time_qcd"] is not None and r["latency_qcd"] is not None and r["time_qcd"] > r["latency_qcd"]
-                    for r in mine)
-        ratios = [r["time_over_latency_qcd"] for r in mine]
-        small_over_large = None not in ratios and len(ratios) > 1 and ratios[0] > ratios[-1]
-        out[f"{level}_time_qcd_above_latency_qcd"] = above
-        out[f"{level}_gap_larger_for_small_than_large"] = small_over_large
-        out[f"{level}_smallest_time_over_latency_qcd"] = rounded(ratios[0])
+        undecided: List[str] = []
+        above = [decided(r.get("time_over_latency_qcd_low"), r.get("time_over_latency_qcd_high"), 1.0)
+                 for r in mine]
+        if False in above:
+            out[f"{level}_time_qcd_above_latency_qcd"] = False
+        elif None in above:
+            out[f"{level}_time_qcd_above_latency_qcd"] = None
+            undecided += [f"time's QCD over the latency's at {r['bytes']} B: {_interval_text(r)}, which contains 1"
+                          for r, a in zip(mine, above) if a is None]
+        else:
+            out[f"{level}_time_qcd_above_latency_qcd"] = True
+        small, large = mine[0], mine[-1]
+        gap = None
+        if len(mine) > 1:
+            gap = _apart(small, large)
+            if gap is None:
+                undecided.append(f"gap at {small['bytes']} B ({_interval_text(small)}) against "
+                                 f"{large['bytes']} B ({_interval_text(large)}): the intervals overlap")
+        out[f"{level}_gap_larger_for_small_than_large"] = gap
+        out[f"{level}_smallest_time_over_latency_qcd"] = rounded(small["time_over_latency_qcd"])
+        out[f"{level}_undecided"] = undecided
     out["noise_checked"] = True
     out["detoured_ns_per_rank"] = {k: round(v, 1) for k, v in held.items()}
     out["noise"] = NOISE
@@ -223,6 +284,28 @@ def key_figures(rows: List[Dict[str, Any]], placed: Dict[str, Any], background: 
                     "finding": "the execution time's QCD is above the packet latency's at every size, most of "
                                "all for small messages: communication time overestimates network noise"}
     return out
+
+
+def _interval_text(row: Dict[str, Any]) -> str:
+    low, high = row.get("time_over_latency_qcd_low"), row.get("time_over_latency_qcd_high")
+    ratio = row["time_over_latency_qcd"]
+    if low is None or high is None:
+        return f"{ratio:.2f} (no interval)"
+    return f"{ratio:.2f}, {CONFIDENCE:.0%} interval {low:.2f}-{high:.2f}"
+
+
+def _apart(small: Dict[str, Any], large: Dict[str, Any]) -> Optional[bool]:
+    """True if the small size's ratio interval lies wholly above the large size's, False if wholly below,
+    None if they overlap or either is missing."""
+    lows = small.get("time_over_latency_qcd_low"), large.get("time_over_latency_qcd_low")
+    highs = small.get("time_over_latency_qcd_high"), large.get("time_over_latency_qcd_high")
+    if None in lows or None in highs:
+        return None
+    if lows[0] > highs[1]:
+        return True
+    if highs[0] < lows[1]:
+        return False
+    return None
 
 
 def run_aries_time_vs_latency(

@@ -29,8 +29,9 @@ from .causes import FULL_MODE_READS, KNOWN_CAUSES
 from .claims import CLAIMS, Claim, experiments_of
 from .readers import ALONE_FRACTION, TABLE_2_NETWORKS, Outcome, check
 from .report import (HEADERS, difference_line, difference_lines, experiments_anchor, full_mode_line, full_mode_lines,
-                     markdown, table_cells)
-from .rows import MAGNITUDE_FACTOR, claim_row, differing, differs, shares_status, summary_counts, within_factor
+                     markdown, table_cells, undecided_line, undecided_lines)
+from .rows import (MAGNITUDE_FACTOR, claim_row, differing, differs, shares_status, summary_counts, undecided_rows,
+                   within_factor)
 from .run import run_recipe, run_validation
 
 __all__ = [
@@ -59,5 +60,8 @@ __all__ = [
     "shares_status",
     "summary_counts",
     "table_cells",
+    "undecided_line",
+    "undecided_lines",
+    "undecided_rows",
     "within_factor",
 ]

@@ -96,10 +96,13 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
         "links instead of 1 the two blades' IQR falls from 0.126 to 0.070 us (seed 1); no 1000x outliers: the "
         "background offers about 1% of the nodes' bandwidth and the run has no OS noise",
     ("aries-time-vs-latency", "QCD of time over QCD of packet latency, smallest size, 10% host noise"):
-        "chance: a QCD moves only when more than a quarter of the round trips are delayed, and an 8 B round trip "
-        "is hit by the assumed detours about that often, so its ratio falls either side from one draw to the next "
-        "(quick 1.16 and full 2.39 since detours delay receive completions too, 2026-11-30, where full mode's gap "
-        "holds; 0.61 and 0.94 before; 0.66 or 3.15 with a 1 MiB pair added to the run)",
+        "a QCD moves only when more than a quarter of the round trips are held up, and the assumed detours (1 us "
+        "on 10% of each CPU) hold up about that share of the 8 B round trips (26-41% by more than 100 ns over five "
+        "draws of quick mode's run, 2026-12-02), so 8 B's upper quartile sits where few round trips lie and its "
+        "ratio moves from draw to draw: 1.16 / 0.60 / 3.45 / 3.71 / 1.97 over seeds 1-5 (64 KiB 0.87-2.49), "
+        "0.95 / 1.12 / 1.73 over seeds 1-3 with 1,000 round trips of 8 B alone; the recipe's 95% interval says "
+        "so (quick: 0.59-4.66), so the row reads undecided; 4 KiB's gap is the largest in every draw "
+        "(4.19-6.70); the papers give no noise figure that would hold small round trips well past the quartile",
     ("app-aware-routing", "app-aware's worst time over the better static mode"):
         "on the 16 KiB alltoall over 64 nodes app-aware trails adaptive by 25% (420 against 336 us an iteration) "
         "with 16% of its messages on high bias, the mode that takes the alltoall 1.68x as long; the ping-pongs, "

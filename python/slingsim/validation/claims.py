@@ -23,6 +23,7 @@ from .readers import (
     _le,
     _lt,
     _max_of,
+    _reasons,
     _share_growth,
     _slimfly_beats_dragonflies_and_fewer_hops,
     _tc1_share_and_alone,
@@ -36,7 +37,9 @@ class Claim:
 
     ``paper`` is the paper's statement as text, ``paper_value`` its number (None when the paper gives
     only a shape); ``ours`` reads our number (None when the recipe did not report it); ``ordering``
-    states the shape or ordering the paper finds and ``holds`` reads whether ours has it.
+    states the shape or ordering the paper finds and ``holds`` reads whether ours has it. ``undecided``
+    reads why the recipe's measurement cannot decide the ordering (its intervals overlap), for a claim
+    whose recipe reports that; a row whose ``holds`` is None with such a reason is undecided, not unread.
     """
 
     experiment: str
@@ -47,6 +50,7 @@ class Claim:
     ours: Callable[[Outcome], Optional[float]]
     ordering: str
     holds: Callable[[Outcome], Optional[bool]]
+    undecided: Optional[Callable[[Outcome], Optional[str]]] = None
 
 
 CLAIMS: Sequence[Claim] = (
@@ -208,8 +212,9 @@ CLAIMS: Sequence[Claim] = (
           "10% host noise", "time varies more than latency, most for small messages", None,
           check("heavy_smallest_time_over_latency_qcd"),
           "with host noise, time's QCD above latency's at every size, the gap larger for the smallest size "
-          "than for the largest", _all_true(check("heavy_time_qcd_above_latency_qcd"),
-                                            check("heavy_gap_larger_for_small_than_large"))),
+          "than for the largest (each decided by the ratios' 95% intervals)",
+          _all_true(check("heavy_time_qcd_above_latency_qcd"), check("heavy_gap_larger_for_small_than_large")),
+          undecided=_reasons("heavy_undecided")),
     Claim("aries-node-alltoall", "[DeSensi19] Fig. 4", "QCD of the alltoall's time on one node, smallest size, "
           "10% host noise", "the time varies a great deal though the network is not used (values in the figure "
           "only)", None, check("heavy_smallest_qcd"),

@@ -48,12 +48,26 @@ def _max_of(values: Iterable[Any]) -> Optional[float]:
 
 
 def _all_true(*readers: Callable[[Outcome], Any]) -> Callable[[Outcome], Optional[bool]]:
-    """True if every reader gives True, False if any gives False, None if any is missing."""
+    """False if any reader gives a false value, else None if any gives None (missing, or a finding the
+    recipe's measurement left undecided), else True: one failed part fails the whole."""
     def read(o: Outcome) -> Optional[bool]:
         values = [r(o) for r in readers]
+        if any(v is not None and not v for v in values):
+            return False
         if any(v is None for v in values):
             return None
-        return all(bool(v) for v in values)
+        return True
+    return read
+
+
+def _reasons(*path: Any) -> Callable[[Outcome], Optional[str]]:
+    """A reader of ``checks[path...]`` as a list of reasons a recipe gives for findings its measurement
+    left undecided, joined with "; " (None if there are none)."""
+    def read(o: Outcome) -> Optional[str]:
+        value = _get(o.checks, *path)
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            return "; ".join(value)
+        return None
     return read
 
 

@@ -46,6 +46,9 @@ def claim_row(claim: Claim, outcome: Outcome) -> Dict[str, Any]:
     if isinstance(ours, bool) or not isinstance(ours, (int, float)):
         ours = None
     holds = None if outcome.error else _safe(claim.holds, outcome)
+    undecided = None
+    if holds is None and not outcome.error and claim.undecided is not None:
+        undecided = _safe(claim.undecided, outcome)
     return {
         "experiment": claim.experiment,
         "figure": claim.figure,
@@ -55,6 +58,7 @@ def claim_row(claim: Claim, outcome: Outcome) -> Dict[str, Any]:
         "ours": None if ours is None else float(ours),
         "ordering": claim.ordering,
         "ordering_holds": None if holds is None else bool(holds),
+        "ordering_undecided": undecided if isinstance(undecided, str) and undecided else None,
         "within_2x": within_factor(ours, claim.paper_value),
         "shares": "recipe failed" if outcome.error else shares_status(outcome.checks),
         "error": outcome.error,
@@ -62,6 +66,11 @@ def claim_row(claim: Claim, outcome: Outcome) -> Dict[str, Any]:
         "known_cause": KNOWN_CAUSES.get((claim.experiment, claim.quantity)),
         "full_mode_reads": FULL_MODE_READS.get((claim.experiment, claim.quantity)),
     }
+
+
+def undecided_rows(rows: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """The rows whose recipe ran but whose measurement cannot decide the ordering."""
+    return [r for r in rows if not r["error"] and r["ordering_holds"] is None and r.get("ordering_undecided")]
 
 
 def differs(row: Dict[str, Any]) -> bool:
@@ -75,12 +84,14 @@ def differing(rows: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
 
 
 def summary_counts(rows: Sequence[Dict[str, Any]]) -> Dict[str, int]:
-    """How many claims hold, fail, or could not be read, and how many recipes failed."""
+    """How many claims hold, fail, are left undecided by their measurement, or could not be read, and how many
+    recipes failed."""
     return {
         "claims": len(rows),
         "ordering_holds": sum(r["ordering_holds"] is True for r in rows),
         "ordering_fails": sum(r["ordering_holds"] is False for r in rows),
-        "ordering_unread": sum(r["ordering_holds"] is None for r in rows),
+        "ordering_undecided": sum(r["ordering_holds"] is None and bool(r.get("ordering_undecided")) for r in rows),
+        "ordering_unread": sum(r["ordering_holds"] is None and not r.get("ordering_undecided") for r in rows),
         "within_2x": sum(r["within_2x"] is True for r in rows),
         "outside_2x": sum(r["within_2x"] is False for r in rows),
         "recipes_failed": len({r["experiment"] for r in rows if r["error"]}),

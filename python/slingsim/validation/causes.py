@@ -56,8 +56,9 @@ KNOWN_CAUSES: Dict[Tuple[str, str], str] = {
     ("congestion-distribution", "Aries, worst impact with 24 aggressor processes per node over 1, random placement"):
         "with the preset's release rule a node's 24 processes share one block of 1,024 packets and press no harder "
         "than one; the rules that let them press harder make them 3-40 times worse, beyond the paper's Aries "
-        "maximum (docs/model.md, \"The two unpublished Aries choices together\"); full mode reads the same: "
-        "24 over 1 is 0.937 with random placement and 0.89 with linear (2026-12-01; interleaved not run)",
+        "maximum (docs/model.md, \"The two unpublished Aries choices together\"); full mode fails too: "
+        "24 over 1 is 0.937 with random placement, 0.89 with linear and 1.21 with interleaved, each maximum the "
+        "53-node ember incast (2026-12-01 and 12-02)",
     ("congestion-distribution", "Slingshot, worst impact over the cases"):
         "quick mode runs 96 nodes, all in one Malbec group, and three victims, where the paper's 2.3x is one case "
         "of its full study; the switches cut every incast pair to its share once its first congestion ack is "
@@ -154,12 +155,6 @@ FULL_MODE_READS: Dict[Tuple[str, str], str] = {
         "the last responses of their NIC's 1,024-packet block; quick's 48/48 target sits in the chassis row of "
         "every victim router. The paper does not say where its target sat "
         "(docs/experiments.md, congestion-heatmap)",
-    ("aries-time-vs-latency", "QCD of time over QCD of packet latency, smallest size, 10% host noise"):
-        "full mode (2026-11-30, five sizes, 300 round trips each) holds: with detours on 10% of each CPU the "
-        "time's QCD over the latency's is 2.39 / 1.64 / 5.47 / 2.96 / 1.36 at 8 B / 256 B / 4 KiB / 64 KiB / "
-        "1 MiB, so the gap at 8 B exceeds the largest size's, though 4 KiB's is the largest; quick mode's 8 B "
-        "ratio (1.16) falls on the other side by chance, as the cause above says (docs/experiments.md, "
-        "aries-time-vs-latency)",
 }
 """What a full-mode run found for a claim whose verdict it reads otherwise than quick mode, keyed as
 :data:`KNOWN_CAUSES`: a quick report lists these below its table, so a row that holds in quick mode

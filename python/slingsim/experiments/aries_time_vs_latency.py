@@ -161,11 +161,13 @@ def ratio_interval(rtts: Sequence[float], latencies: Sequence[float], seed: int,
     return float(low), float(high)
 
 
-def decided(low: Optional[float], high: Optional[float], threshold: float) -> Optional[bool]:
-    """True if the interval lies above ``threshold``, False if below it, None if it holds it (or is missing)."""
-    if low is None or high is None:
+def decided(low: Optional[float], high: Optional[float], other_low: Optional[float],
+            other_high: Optional[float]) -> Optional[bool]:
+    """True if the interval (``low``, ``high``) lies wholly above (``other_low``, ``other_high``), False if
+    wholly below it, None if they overlap or either is missing; a threshold is an interval of one point."""
+    if None in (low, high, other_low, other_high):
         return None
-    return True if low > threshold else (False if high < threshold else None)
+    return True if low > other_high else (False if high < other_low else None)
 
 
 def job_name(size: int) -> str:
@@ -249,12 +251,10 @@ def key_figures(rows: List[Dict[str, Any]], placed: Dict[str, Any], background: 
             continue
         out[level] = {str(r["bytes"]): {"time_qcd": rounded(r["time_qcd"]), "latency_qcd": rounded(r["latency_qcd"]),
                                         "time_over_latency_qcd": rounded(r["time_over_latency_qcd"]),
-                                        "interval": [rounded(r.get("time_over_latency_qcd_low")),
-                                                     rounded(r.get("time_over_latency_qcd_high"))]}
+                                        "interval": [rounded(v) for v in _interval(r)]}
                       for r in mine}
         undecided: List[str] = []
-        above = [decided(r.get("time_over_latency_qcd_low"), r.get("time_over_latency_qcd_high"), 1.0)
-                 for r in mine]
+        above = [decided(*_interval(r), 1.0, 1.0) for r in mine]
         if False in above:
             out[f"{level}_time_qcd_above_latency_qcd"] = False
         elif None in above:
@@ -266,7 +266,7 @@ def key_figures(rows: List[Dict[str, Any]], placed: Dict[str, Any], background: 
         small, large = mine[0], mine[-1]
         gap = None
         if len(mine) > 1:
-            gap = _apart(small, large)
+            gap = decided(*_interval(small), *_interval(large))
             if gap is None:
                 undecided.append(f"gap at {small['bytes']} B ({_interval_text(small)}) against "
                                  f"{large['bytes']} B ({_interval_text(large)}): the intervals overlap")
@@ -286,26 +286,16 @@ def key_figures(rows: List[Dict[str, Any]], placed: Dict[str, Any], background: 
     return out
 
 
+def _interval(row: Dict[str, Any]) -> Tuple[Optional[float], Optional[float]]:
+    return row.get("time_over_latency_qcd_low"), row.get("time_over_latency_qcd_high")
+
+
 def _interval_text(row: Dict[str, Any]) -> str:
-    low, high = row.get("time_over_latency_qcd_low"), row.get("time_over_latency_qcd_high")
+    low, high = _interval(row)
     ratio = row["time_over_latency_qcd"]
     if low is None or high is None:
         return f"{ratio:.2f} (no interval)"
     return f"{ratio:.2f}, {CONFIDENCE:.0%} interval {low:.2f}-{high:.2f}"
-
-
-def _apart(small: Dict[str, Any], large: Dict[str, Any]) -> Optional[bool]:
-    """True if the small size's ratio interval lies wholly above the large size's, False if wholly below,
-    None if they overlap or either is missing."""
-    lows = small.get("time_over_latency_qcd_low"), large.get("time_over_latency_qcd_low")
-    highs = small.get("time_over_latency_qcd_high"), large.get("time_over_latency_qcd_high")
-    if None in lows or None in highs:
-        return None
-    if lows[0] > highs[1]:
-        return True
-    if highs[0] < lows[1]:
-        return False
-    return None
 
 
 def run_aries_time_vs_latency(

@@ -63,8 +63,7 @@ def _verdict(x: Optional[bool]) -> str:
 
 
 def _ordering_verdict(row: Dict[str, Any]) -> str:
-    return "undecided" if row["ordering_holds"] is None and row.get("ordering_undecided") else \
-        _verdict(row["ordering_holds"])
+    return "undecided" if row["ordering_undecided"] else _verdict(row["ordering_holds"])
 
 
 def table_cells(row: Dict[str, Any]) -> List[str]:

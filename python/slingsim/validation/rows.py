@@ -69,8 +69,9 @@ def claim_row(claim: Claim, outcome: Outcome) -> Dict[str, Any]:
 
 
 def undecided_rows(rows: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    """The rows whose recipe ran but whose measurement cannot decide the ordering."""
-    return [r for r in rows if not r["error"] and r["ordering_holds"] is None and r.get("ordering_undecided")]
+    """The rows whose recipe ran but whose measurement cannot decide the ordering (:func:`claim_row` gives a row
+    a reason only then)."""
+    return [r for r in rows if r["ordering_undecided"]]
 
 
 def differs(row: Dict[str, Any]) -> bool:
@@ -90,8 +91,8 @@ def summary_counts(rows: Sequence[Dict[str, Any]]) -> Dict[str, int]:
         "claims": len(rows),
         "ordering_holds": sum(r["ordering_holds"] is True for r in rows),
         "ordering_fails": sum(r["ordering_holds"] is False for r in rows),
-        "ordering_undecided": sum(r["ordering_holds"] is None and bool(r.get("ordering_undecided")) for r in rows),
-        "ordering_unread": sum(r["ordering_holds"] is None and not r.get("ordering_undecided") for r in rows),
+        "ordering_undecided": sum(bool(r["ordering_undecided"]) for r in rows),
+        "ordering_unread": sum(r["ordering_holds"] is None and not r["ordering_undecided"] for r in rows),
         "within_2x": sum(r["within_2x"] is True for r in rows),
         "outside_2x": sum(r["within_2x"] is False for r in rows),
         "recipes_failed": len({r["experiment"] for r in rows if r["error"]}),

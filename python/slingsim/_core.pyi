@@ -119,6 +119,8 @@ class Simulation:
         """One row per job iteration: job, iteration, time_ns."""
     def timeline_table(self) -> Dict[str, Column]:
         """Delivered throughput and mean latency per source and time bin."""
+    def link_snapshots_table(self) -> Dict[str, Column]:
+        """Every link's counters (t_ns, channel, bytes, stalled_ns) at each time sim.link_snapshots_ns names."""
     def send_message(
         self,
         src: int,

@@ -134,6 +134,7 @@ class Simulation:
             nic=self._engine.nic_counters_table(),
             timeline=self._engine.timeline_table(),
             iterations=self._engine.iterations_table(),
+            link_snapshots=self._engine.link_snapshots_table(),
         )
 
     def nic_counters(self) -> "pa.Table":

@@ -4,12 +4,12 @@ from __future__ import annotations
 import array
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Union
 
 if TYPE_CHECKING:  # pyarrow costs ~0.2 s to import: loaded when a table is first used
     import pyarrow as pa
 
-TABLE_NAMES = ("packets", "links", "flows", "nic", "timeline", "iterations")
+TABLE_NAMES = ("packets", "links", "flows", "nic", "timeline", "iterations", "link_snapshots")
 """Result tables, each written to ``<name>.parquet``."""
 
 
@@ -46,8 +46,9 @@ class Result:
     ``links`` (one row per unidirectional link), ``flows`` (one row per
     fixed-size flow, with its NIC counters), ``nic`` (NIC counters per
     node, as on Cray Aries) and ``timeline`` (delivered throughput and
-    latency per source and time bin) and ``iterations`` (one row per MPI job
-    iteration: job, iteration, time_ns) are pyarrow tables; ``config`` is
+    latency per source and time bin), ``iterations`` (one row per MPI job
+    iteration: job, iteration, time_ns) and ``link_snapshots`` (every link's
+    counters at the times ``sim.link_snapshots_ns`` names) are pyarrow tables; ``config`` is
     the resolved config (every default filled in). Tables may be given as
     pyarrow tables, as the engine's column dicts or as Parquet file paths,
     which become pyarrow tables when first read (so a run that only needs
@@ -65,12 +66,13 @@ class Result:
         nic: "TableSource",
         timeline: "TableSource",
         iterations: "TableSource",
+        link_snapshots: "Optional[TableSource]" = None,
     ) -> None:
         self.summary = summary
         self.config = config
         self._tables: Dict[str, Any] = {
             "packets": packets, "links": links, "flows": flows,
-            "nic": nic, "timeline": timeline, "iterations": iterations,
+            "nic": nic, "timeline": timeline, "iterations": iterations, "link_snapshots": {} if link_snapshots is None else link_snapshots,
         }
 
     def _table(self, name: str) -> "pa.Table":
@@ -112,6 +114,11 @@ class Result:
     def iterations(self) -> "pa.Table":
         """One row per MPI job iteration."""
         return self._table("iterations")
+
+    @property
+    def link_snapshots(self) -> "pa.Table":
+        """Every link's counters at each time ``sim.link_snapshots_ns`` names that the run reached."""
+        return self._table("link_snapshots")
 
     def __repr__(self) -> str:
         s = self.summary

@@ -2,6 +2,7 @@
 import json
 
 import pyarrow as pa
+import pytest
 
 import slingsim
 from slingsim.result import Result, table_from_columns
@@ -67,3 +68,25 @@ def test_to_pandas_gives_a_dataframe_or_names_the_extra(monkeypatch, small_confi
         result.to_pandas("links")
     with pytest.raises(ValueError, match="packets, links"):
         result.to_pandas("nope")
+
+
+def test_link_snapshots_are_read_on_the_way_and_kept_with_the_run(tmp_path, small_config):
+    """``sim.link_snapshots_ns``: every link's counters at each time, in a table written and read back
+    with the others; the last reading never exceeds the end's counters."""
+    cfg = {**small_config, "sim": {**small_config["sim"], "link_snapshots_ns": [1000.0, 2000.0]}}
+    result = slingsim.run(cfg)
+    snaps = result.link_snapshots
+    links = result.links.num_rows
+    assert result.summary["link_snapshots"] == {"asked_ns": [1000.0, 2000.0], "taken_ns": [1000.0, 2000.0]}
+    assert snaps.column_names == ["t_ns", "channel", "bytes", "stalled_ns"] and snaps.num_rows == 2 * links
+    later = snaps.slice(links, links)["bytes"].to_pylist()
+    assert all(a <= b for a, b in zip(snaps.slice(0, links)["bytes"].to_pylist(), later))
+    assert all(a <= b for a, b in zip(later, result.links["bytes"].to_pylist()))
+    assert Result.read(result.write(tmp_path / "run")).link_snapshots.equals(snaps)
+    assert slingsim.run(small_config).link_snapshots.num_rows == 0
+
+
+def test_link_snapshot_times_out_of_order_are_refused_by_name(small_config):
+    cfg = {**small_config, "sim": {**small_config["sim"], "link_snapshots_ns": [2000.0, 1000.0]}}
+    with pytest.raises(slingsim.ConfigError, match=r"sim\.link_snapshots_ns\[1\]"):
+        slingsim.run(cfg)

@@ -287,6 +287,12 @@ impl Simulation {
         table_to_dict(py, self.inner.timeline_table())
     }
 
+    /// Every link's counters at each time `sim.link_snapshots_ns` names
+    /// that the run reached (t_ns, channel, bytes, stalled_ns), column name -> values.
+    fn link_snapshots_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        table_to_dict(py, self.inner.link_snapshots_table())
+    }
+
     /// One row per job iteration (job, iteration, time_ns), column name -> values.
     fn iterations_table<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         table_to_dict(py, self.inner.iterations_table())

@@ -106,6 +106,16 @@ impl Config {
         if let Some(w) = s.wall_limit_s {
             check("sim.wall_limit_s", w, &crate::limits::Limit { min: 1e-3, max: 1e9, says: "between 0.001 and 1e9 seconds of wall-clock time" })?;
         }
+        check_count("sim.link_snapshots_ns", s.link_snapshots_ns.len() as u64, 0, 1 << 12, "times")?;
+        for (i, &t) in s.link_snapshots_ns.iter().enumerate() {
+            check(&format!("sim.link_snapshots_ns[{i}]"), t, &lim::DURATION_NS)?;
+            if i > 0 && t <= s.link_snapshots_ns[i - 1] {
+                return Err(ConfigError::new(
+                    format!("sim.link_snapshots_ns[{i}]"),
+                    format!("{t} ns is not after the time before it ({} ns); give the times in ascending order, each once", s.link_snapshots_ns[i - 1]),
+                ));
+            }
+        }
         check_count("sim.packet_sample_limit", s.packet_sample_limit as u64, 2, 1 << 28, "rows")?;
         check_count("sim.timeline_max_bins", s.timeline_max_bins as u64, 2, 1 << 24, "bins")?;
         Ok(())

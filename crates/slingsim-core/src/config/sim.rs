@@ -46,6 +46,10 @@ pub struct SimConfig {
     /// the packet's cold half at every hop).
     #[serde(skip_serializing_if = "is_false")]
     pub hop_waits: bool,
+    /// Times (ns, ascending) at which to read every link's counters while
+    /// the run goes on (the `link_snapshots` table; default: none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub link_snapshots_ns: Vec<f64>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -68,6 +72,7 @@ impl Default for SimConfig {
             wall_limit_s: None,
             stop_after_job: None,
             hop_waits: false,
+            link_snapshots_ns: Vec::new(),
         }
     }
 }

@@ -142,6 +142,7 @@ impl Simulation {
             traffic,
             flows: Flows::default(),
             measure,
+            link_snapshots: crate::engine::link_snapshots::LinkSnapshots::new(&cfg.sim.link_snapshots_ns),
             mpi: Default::default(),
             end_reason: None,
             stuck: Vec::new(),

@@ -39,6 +39,7 @@ pub(crate) mod flow_queues;
 pub(crate) mod hop_hold;
 mod hop_waits;
 mod jobs_report;
+mod link_snapshots;
 pub(crate) mod measurement;
 mod mpi;
 pub(crate) mod neighbour_load;
@@ -210,6 +211,8 @@ pub struct Simulation {
     pub(crate) traffic: sources::Traffic,
     pub(crate) flows: sources::Flows,
     pub(crate) measure: measurement::Measurement,
+    /// Link counters read at `sim.link_snapshots_ns` (empty unless asked for).
+    pub(crate) link_snapshots: link_snapshots::LinkSnapshots,
     /// The MPI layer: jobs and their ranks (empty without jobs).
     pub(crate) mpi: crate::mpi::runtime::Runtime,
     pub(crate) end_reason: Option<EndReason>,
@@ -285,12 +288,32 @@ impl Simulation {
     /// of wall-clock time has passed ([`Slice::Paused`]: call again to go
     /// on): the Python binding runs in such slices so that Ctrl-C is
     /// answered within a fraction of a second.
+    /// A time `sim.link_snapshots_ns` names is run to first (the events
+    /// before it, as in a run whose window ends there) and the link
+    /// counters read there, so the run is the same with or without them.
     pub fn run_slice(&mut self, t: Ps, wall: Option<std::time::Duration>) -> Slice {
+        let deadline = wall.map(|w| Instant::now() + w);
+        loop {
+            match self.link_snapshots.next() {
+                Some(at) if at <= t.min(self.clock.end) => match self.run_events(at.saturating_sub(Ps(1)), deadline) {
+                    Slice::Reached => {
+                        self.clock.now = at;
+                        self.take_link_snapshot();
+                    }
+                    stopped => return stopped,
+                },
+                _ => return self.run_events(t, deadline),
+            }
+        }
+    }
+
+    /// Runs the events up to `t` (or the end of the run), handing control
+    /// back at `deadline` of wall-clock time.
+    fn run_events(&mut self, t: Ps, deadline: Option<Instant>) -> Slice {
         if self.finished() {
             return Slice::Ended;
         }
         let t0 = Instant::now();
-        let deadline = wall.map(|w| t0 + w);
         let wall_limit = self.cfg.sim.wall_limit_s.map(|s| s - self.wall_s);
         let limit = t.min(self.clock.end);
         let mut budget = CLOCK_CHECK_EVENTS;

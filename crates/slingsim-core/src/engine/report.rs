@@ -200,6 +200,9 @@ impl Simulation {
         if let Some(w) = self.measure.hop_waits.summary(0..self.measure.stats.len()) {
             summary["hop_waits_ns"] = w;
         }
+        if let Some(s) = self.link_snapshots_summary() {
+            summary["link_snapshots"] = s;
+        }
         if self.mpi.active() {
             summary["reliability"] = self.reliability_models_summary();
         }

@@ -17,6 +17,7 @@ mod hardening;
 mod hop_hold;
 mod hop_waits;
 mod host_noise;
+mod link_snapshots;
 mod link_stalls;
 mod node_injection;
 mod mpi;

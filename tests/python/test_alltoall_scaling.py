@@ -11,6 +11,7 @@ from slingsim.experiments.alltoall_scaling import (
     plot,
     row_of,
     study_points,
+    VARIANTS,
 )
 from slingsim.experiments.placement import nodes_per_group
 from slingsim.sweep import run_summaries
@@ -37,13 +38,17 @@ def test_spread_ranks_visit_the_groups_in_turn():
 def test_variants_lift_one_cause_each_at_the_most_nodes_and_largest_size():
     points = study_points(quick=True)
     variants = [(l, c) for l, c in points if l["variant"] != "node-order"]
-    assert [l["variant"] for l, _ in variants] == ["spread", "spread-verbs", "spread-verbs-unmanaged", "spread-4ppn"]
-    assert all(l["nodes"] == 512 and l["bytes"] == 32_768 and l["ppn"] == 1 for l, _ in variants[:3])
-    spread, verbs, unmanaged, four = (c for _, c in variants)
+    # Quick mode leaves out four processes per node (FULL_ONLY_VARIANTS); full mode runs every variant.
+    assert [l["variant"] for l, _ in variants] == ["spread", "spread-verbs", "spread-verbs-unmanaged"]
+    assert all(l["nodes"] == 512 and l["bytes"] == 32_768 and l["ppn"] == 1 for l, _ in variants)
+    spread, verbs, unmanaged = (c for _, c in variants)
     assert spread["job"][0]["nodes"]["list"] == node_list(512, spread=True)
+    full = [(l, c) for l, c in study_points(quick=False) if l["variant"] != "node-order"]
+    assert [l["variant"] for l, _ in full] == list(VARIANTS)
     # Four processes per node at 8 KiB per rank pair, on the same spread nodes, over MPI.
-    assert variants[3][0]["ppn"] == four["job"][0]["ppn"] == 4 and variants[3][0]["bytes"] == four["job"][0]["bytes"] == 8192
-    assert four["job"][0]["nodes"]["list"] == node_list(512, spread=True) and "layer" not in four.get("host", {})
+    labels, four = full[3]
+    assert labels["ppn"] == four["job"][0]["ppn"] == 4 and labels["bytes"] == four["job"][0]["bytes"] == 8192
+    assert four["job"][0]["nodes"]["list"] == node_list(1024, spread=True) and "layer" not in four.get("host", {})
     assert "layer" not in spread.get("host", {}) and verbs["host"]["layer"] == "verbs"
     assert verbs["host"]["matching"]["location"] == "software"  # the preset's sections are kept
     assert unmanaged["congestion"]["algorithm"] == "none"

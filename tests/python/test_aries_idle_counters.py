@@ -94,3 +94,35 @@ def test_a_waits_counters_are_its_run_less_the_lead_in():
     row = m.row_of(10e6, run, lead, nic)
     assert row["measured_ms"] == 10.0 and row["incoming_flits"] == 1000.0
     assert row["stalled_cycles"] == pytest.approx(200.0) and row["flits_per_s"] == pytest.approx(1e5)
+
+
+class _Run:
+    """What counters_at reads of a run: summary, config, links and link_snapshots."""
+
+    def __init__(self, taken):
+        self.summary = {"link_snapshots": {"asked_ns": [4e6], "taken_ns": taken}, "end_reason": "jobs_done",
+                        "jobs": {"idle": {"messages": 0}}}
+        self.config = {"nic": {"flit_bytes": 16}}
+        self.links = pa.table({"src_switch": [1, 2, -1], "dst_switch": [2, 1, 1]})
+        rows = 3 * len(taken)
+        self.link_snapshots = pa.table({"t_ns": [t for t in taken for _ in range(3)], "channel": [0, 1, 2] * len(taken),
+                                        "bytes": [160, 17, 32][:rows], "stalled_ns": [5.0, 7.0, 0.0][:rows]})
+
+
+class _Layout:
+    def switches(self, node):
+        return [1]
+
+
+def test_counters_at_read_the_links_at_that_time_and_refuse_a_time_not_read():
+    got = m.counters_at(4e6, _Run([4e6]), [0], _Layout())
+    # Into router 1: 17 B (2 flits) and 32 B (2 flits); out of it: 5 ns.
+    assert got == {"incoming_flits": 4.0, "stalled_ns": 5.0, "measured_ns": 4e6, "job_messages": 0}
+    with pytest.raises(RuntimeError, match="did not read its links at 4 ms"):
+        m.counters_at(4e6, _Run([]), [0], _Layout())
+
+
+def test_one_run_per_background_reads_the_lead_in_and_the_shorter_wait_on_the_way():
+    cfg, _, _ = m.run_config(24e6, 1, read_at_ns=(4e6, 14e6))
+    assert cfg["sim"]["link_snapshots_ns"] == [4e6, 14e6] and cfg["sim"]["duration_ns"] == 24e6
+    assert "link_snapshots_ns" not in m.run_config(24e6, 1)[0]["sim"]

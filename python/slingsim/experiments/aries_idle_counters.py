@@ -64,9 +64,10 @@ LEAD_IN_NS = 4_000_000.0
 """The other jobs run this long before the job's routers are read: the paper read a machine whose other
 jobs had been running for long, while every background job here starts at time 0, together, and their
 first iterations burst at once (most of the stalls of a 10 ms wait fell in that burst). 4 ms is the
-longest background period. A run that ends at the lead-in gives the counters up to it, and each wait's
-counters are its run's (lead-in plus wait) less those: the idle job sends nothing, so the background,
-and every counter up to the lead-in, is the same in every run."""
+longest background period. Each wait's counters are those up to its end less those up to the lead-in,
+both read in one run per background (``sim.link_snapshots_ns`` at the lead-in and at the shorter wait's
+end, the links table at the longer wait's end): the idle job sends nothing, so they are what runs
+ending at those times would give."""
 RATE_TOLERANCE = 0.25
 """The per-second rates of the two waits may differ this much and still count as the same: other
 jobs' bursts fall where they fall (the paper's own rates differ by 16% for flits, 16% for stalls)."""
@@ -82,9 +83,11 @@ def idle_program(ranks: int, wait_ns: float) -> Dict[str, Any]:
             "ops": [[{"op": "compute", "ns": wait_ns}, {"op": "iteration_end"}] for _ in range(ranks)]}
 
 
-def run_config(run_ns: float, background_seed: int = BACKGROUND_SEEDS[0]) -> Tuple[Config, List[int], List[Dict[str, Any]]]:
+def run_config(run_ns: float, background_seed: int = BACKGROUND_SEEDS[0],
+               read_at_ns: Sequence[float] = ()) -> Tuple[Config, List[int], List[Dict[str, Any]]]:
     """The config of a run that ends at ``run_ns``: the idle job waits that long beside the background
-    drawn with ``background_seed`` on its group; the counters are those of the whole run."""
+    drawn with ``background_seed`` on its group; the counters are those of the whole run, and with
+    ``read_at_ns`` also those up to each of those earlier times (``sim.link_snapshots_ns``)."""
     cfg = load_config(SYSTEM)
     layout = NodeLayout(cfg["topology"])
     job = allocation(layout)
@@ -93,6 +96,8 @@ def run_config(run_ns: float, background_seed: int = BACKGROUND_SEEDS[0]) -> Tup
     cfg["job"] = [{"name": "idle", "workload": "program", "program": idle_program(len(job), run_ns),
                    "nodes": {"list": job}}] + background
     cfg["sim"] = {**cfg.get("sim", {}), "warmup_ns": 0.0, "duration_ns": run_ns, "max_time_ns": 2 * run_ns}
+    if read_at_ns:
+        cfg["sim"]["link_snapshots_ns"] = list(read_at_ns)
     return cfg, job, background
 
 
@@ -130,6 +135,27 @@ def counters_of(run_ns: float, result: Any, job: List[int], layout: NodeLayout) 
     routers = {s for n in job for s in layout.switches(n)}
     return {**router_counters(result.links, routers, flit_bytes), "measured_ns": summary["measured_ns"],
             "job_messages": idle["messages"]}
+
+
+def counters_at(t_ns: float, result: Any, job: List[int], layout: NodeLayout) -> Dict[str, float]:
+    """The job's router counters up to ``t_ns`` of a longer run, read there (``sim.link_snapshots_ns``):
+    what a run ending at ``t_ns`` would give, the idle job having sent nothing by then either."""
+    taken = result.summary.get("link_snapshots", {}).get("taken_ns", [])
+    if t_ns not in taken:
+        raise RuntimeError(f"{NAME}: the run did not read its links at {t_ns / 1e6:g} ms (read at {taken} ns; "
+                           f"end reason {result.summary['end_reason']!r})")
+    import pyarrow.compute as pc
+
+    at = result.link_snapshots.filter(pc.equal(result.link_snapshots["t_ns"], t_ns)).sort_by("channel")
+    links = result.links
+    if at.num_rows != links.num_rows:
+        raise RuntimeError(f"{NAME}: {at.num_rows} links read at {t_ns / 1e6:g} ms, the network has {links.num_rows}")
+    upto = pa.table({"src_switch": links["src_switch"], "dst_switch": links["dst_switch"],
+                     "bytes": at["bytes"], "stalled_ns": at["stalled_ns"]})
+    flit_bytes = int(result.config["nic"].get("flit_bytes", 16))
+    routers = {s for n in job for s in layout.switches(n)}
+    return {**router_counters(upto, routers, flit_bytes), "measured_ns": t_ns,
+            "job_messages": result.summary["jobs"]["idle"]["messages"]}
 
 
 def row_of(wait_ns: float, run: Dict[str, float], lead_in: Dict[str, float], nic: Dict[str, Any]) -> Dict[str, Any]:
@@ -198,13 +224,15 @@ def run_aries_idle_counters(
     started = provenance.now()
     waits = QUICK_WAITS_NS if quick else WAITS_NS
     runs = (LEAD_IN_NS,) + tuple(LEAD_IN_NS + w for w in waits)
-    built = {(seed, t): run_config(t, seed) for seed in BACKGROUND_SEEDS for t in runs}
-    layout = NodeLayout(built[(BACKGROUND_SEEDS[0], runs[0])][0]["topology"])
-    setups = [check_setup(layout, built[(seed, runs[0])][1], built[(seed, runs[0])][2]) for seed in BACKGROUND_SEEDS]
-    keys = list(built)
-    results = dict(zip(keys, run_many([built[k][0] for k in keys], scheduler, workers, progress, cache)))
-    counters = {k: counters_of(k[1], results[k], built[k][1], layout) for k in keys}
-    nic = results[keys[0]].config["nic"]
+    # One run per background to the longest wait, its links read at the lead-in and at the shorter
+    # wait's end on the way: the same counters as runs ending there, at the cost of the longest alone.
+    built = {seed: run_config(runs[-1], seed, read_at_ns=runs[:-1]) for seed in BACKGROUND_SEEDS}
+    layout = NodeLayout(built[BACKGROUND_SEEDS[0]][0]["topology"])
+    setups = [check_setup(layout, built[seed][1], built[seed][2]) for seed in BACKGROUND_SEEDS]
+    results = dict(zip(built, run_many([built[seed][0] for seed in built], scheduler, workers, progress, cache)))
+    counters = {(seed, t): counters_at(t, results[seed], built[seed][1], layout) for seed in built for t in runs[:-1]}
+    counters.update({(seed, runs[-1]): counters_of(runs[-1], results[seed], built[seed][1], layout) for seed in built})
+    nic = results[BACKGROUND_SEEDS[0]].config["nic"]
     rows = [pooled_row(w, [(counters[(seed, t)], counters[(seed, runs[0])]) for seed in BACKGROUND_SEEDS], nic)
             for w, t in zip(waits, runs[1:])]
     per_background = []
@@ -217,7 +245,7 @@ def run_aries_idle_counters(
              "background_jobs": sum(x["background_jobs"] for x in setups),
              "background_nodes_in_group": [x["background_nodes_in_group"] for x in setups],
              "per_background": per_background}
-    with study_output(out_dir, [results[k].summary for k in keys], started, {"quick": quick}) as out:
+    with study_output(out_dir, [results[seed].summary for seed in built], started, {"quick": quick}) as out:
         out.write(aries_idle_counters=rows)
         plot(rows, out.path / "aries_idle_counters.png", out.provenance)
         return out.table(rows, key_figures(rows, setup))

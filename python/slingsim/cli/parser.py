@@ -116,7 +116,7 @@ def _add_validate(sub: Subcommands) -> None:
                                      "then, for each claim that differs, the cause the measurements found. "
                                      "Each recipe's output goes to OUT/NAME. Exit status 1 if a recipe failed "
                                      "(or, with --strict, if an ordering does not hold).")
-    val.add_argument("--quick", action="store_true", help="the recipes' quick modes (about 20 minutes on 2 cores "
+    val.add_argument("--quick", action="store_true", help="the recipes' quick modes (20-25 minutes on 2 cores "
                      "from an empty result store)")
     val.add_argument("--only", metavar="NAMES",
                      help="comma-separated experiments to validate (default: every one with a claim)")

@@ -131,10 +131,14 @@ def counters_of(run_ns: float, result: Any, job: List[int], layout: NodeLayout) 
     if not idle["finished"]:
         raise RuntimeError(f"{NAME}: the idle job did not finish its {run_ns / 1e6:g} ms wait "
                            f"(end reason {summary['end_reason']!r})")
-    flit_bytes = int(result.config["nic"].get("flit_bytes", 16))
-    routers = {s for n in job for s in layout.switches(n)}
-    return {**router_counters(result.links, routers, flit_bytes), "measured_ns": summary["measured_ns"],
+    return {**job_router_counters(result.links, result, job, layout), "measured_ns": summary["measured_ns"],
             "job_messages": idle["messages"]}
+
+
+def job_router_counters(links: pa.Table, result: Any, job: List[int], layout: NodeLayout) -> Dict[str, float]:
+    """``router_counters`` of the routers that hold the job's nodes, in flits of the run's NICs."""
+    flit_bytes = int(result.config["nic"].get("flit_bytes", 16))
+    return router_counters(links, {s for n in job for s in layout.switches(n)}, flit_bytes)
 
 
 def counters_at(t_ns: float, result: Any, job: List[int], layout: NodeLayout) -> Dict[str, float]:
@@ -152,9 +156,7 @@ def counters_at(t_ns: float, result: Any, job: List[int], layout: NodeLayout) ->
         raise RuntimeError(f"{NAME}: {at.num_rows} links read at {t_ns / 1e6:g} ms, the network has {links.num_rows}")
     upto = pa.table({"src_switch": links["src_switch"], "dst_switch": links["dst_switch"],
                      "bytes": at["bytes"], "stalled_ns": at["stalled_ns"]})
-    flit_bytes = int(result.config["nic"].get("flit_bytes", 16))
-    routers = {s for n in job for s in layout.switches(n)}
-    return {**router_counters(upto, routers, flit_bytes), "measured_ns": t_ns,
+    return {**job_router_counters(upto, result, job, layout), "measured_ns": t_ns,
             "job_messages": result.summary["jobs"]["idle"]["messages"]}
 
 

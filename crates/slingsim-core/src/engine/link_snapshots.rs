@@ -1,7 +1,8 @@
 //! Link counters read at the times `sim.link_snapshots_ns` names, while
 //! the run goes on: one run gives what several runs ending at those times
-//! would (exactly so without offered load; docs/results.md), since a
-//! link's bytes and stalled time only grow. A recipe that
+//! would, to within the one packet per link a switch may have decided to
+//! send but not yet started (docs/results.md), since a link's bytes and
+//! stalled time only grow. A recipe that
 //! compares windows of one run (paper 004 Table 1: an idle job's router
 //! counters after one wait and after two) runs once instead of once per
 //! window.

@@ -1,6 +1,10 @@
 //! Link counters read on the way (`sim.link_snapshots_ns`, the
 //! `link_snapshots` table): reading them leaves the run as it was, and what
-//! a reading gives is what the links table of a run ending then gives.
+//! a reading gives is what the links table of a run ending then gives, but
+//! for a transmission a switch has decided and not yet started (a
+//! cut-through packet's, up to a fall-through latency ahead), which the
+//! reading counts and the shorter run's window does not: at most a packet
+//! per link.
 
 use serde_json::{json, Value};
 use slingsim_core::table::{Column, Table};
@@ -86,6 +90,8 @@ fn a_reading_is_the_links_table_of_a_run_that_ends_then() {
     assert_eq!(snap.rows(), channels);
     assert!(f64s(&snap, "t_ns").iter().all(|&t| t == 12_000.0));
     assert_eq!(u64s(&snap, "channel"), (0..channels as u64).collect::<Vec<_>>());
+    // Here no transmission was decided before 12 us to start after it, so
+    // the two agree exactly; the bound in general is a packet per link.
     assert_eq!(u64s(&snap, "bytes"), u64s(&short.links_table(), "bytes"));
     let (a, b) = (f64s(&snap, "stalled_ns"), f64s(&short.links_table(), "stalled_ns"));
     assert!(b.iter().sum::<f64>() > 0.0, "the incast should stall some outputs");

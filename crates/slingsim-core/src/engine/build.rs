@@ -153,6 +153,9 @@ impl Simulation {
             net,
             cfg,
         };
+        if !sim.cfg.sim.link_snapshots_ns.is_empty() {
+            sim.channels.track_ahead();
+        }
         sim.start_jobs(job_plans, &modes, mpi_params)?;
         sim.schedule_sources();
         sim.events.push(sim.clock.watchdog, Event::Watchdog);

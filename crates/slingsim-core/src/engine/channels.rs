@@ -255,8 +255,24 @@ pub(crate) struct Channels {
     stall_from: Vec<Ps>,
     /// Stalled time of each output inside the measurement window.
     stalled_ps: Vec<Ps>,
+    /// The last transmission each output was given to start after the
+    /// moment it was decided (a cut-through packet's), kept only while
+    /// link readings are asked for (`sim.link_snapshots_ns`; else empty).
+    ahead: Vec<Ahead>,
     /// Credits of one VC of a fabric input buffer.
     pub vc_capacity: i64,
+}
+
+/// A transmission counted when decided, ahead of its start: what a link
+/// reading before that start leaves out, as a run whose window ended then
+/// would not have counted it.
+#[derive(Clone, Copy, Debug)]
+struct Ahead {
+    start: Ps,
+    /// Wire bytes counted in the window for it (0: none).
+    wire: u32,
+    /// When the stall it closed began (NEVER: it closed none).
+    stall_from: Ps,
 }
 
 /// Occupancy reported for a failed link: a path over it is ruled out.
@@ -305,6 +321,7 @@ impl Channels {
             replays: if lossy_links { vec![0; nch] } else { Vec::new() },
             stall_from: vec![NEVER; nch],
             stalled_ps: vec![Ps::ZERO; nch],
+            ahead: Vec::new(),
             vc_capacity,
         };
         if !fail_at.is_empty() {
@@ -510,6 +527,45 @@ impl Channels {
             let i = ch.index();
             self.stalled_ps[i] += overlap(self.stall_from[i], now, from, until);
         }
+    }
+
+    /// Keeps, from now on, the transmissions counted ahead of their start
+    /// (for link readings during the run).
+    pub fn track_ahead(&mut self) {
+        self.ahead = vec![Ahead { start: Ps::ZERO, wire: 0, stall_from: NEVER }; self.tx.len()];
+    }
+
+    /// Whether transmissions counted ahead of their start are kept.
+    #[inline]
+    pub fn tracks_ahead(&self) -> bool {
+        !self.ahead.is_empty()
+    }
+
+    /// Output `ch`'s transmission starting at `start`, later than now, was
+    /// counted with `wire` bytes in the window, closing the stall that began
+    /// at `stall_from` (NEVER: none).
+    pub fn note_ahead(&mut self, ch: ChannelId, start: Ps, wire: u32, stall_from: Ps) {
+        self.ahead[ch.index()] = Ahead { start, wire, stall_from };
+    }
+
+    /// When output `ch`'s stall began (meaningful while it stalls).
+    #[inline]
+    pub fn stall_began(&self, ch: ChannelId) -> Ps {
+        self.stall_from[ch.index()]
+    }
+
+    /// Bytes and stalled time of output `ch` as a run whose window `[from,
+    /// t)` ended at `t` would count them, read at `t` (the clock): what was
+    /// counted for a transmission starting at or after `t` is left out.
+    pub fn counted_before(&self, ch: ChannelId, t: Ps, from: Ps, until: Ps) -> (u64, Ps) {
+        let (mut bytes, mut stalled) = (self.tx[ch].bytes, self.stalled(ch, t, from, until));
+        if let Some(a) = self.ahead.get(ch.index()).filter(|a| a.start >= t) {
+            bytes -= a.wire as u64;
+            if a.stall_from != NEVER {
+                stalled = stalled.saturating_sub(overlap(a.stall_from.max(t), a.start, from, until));
+            }
+        }
+        (bytes, stalled)
     }
 
     /// Stalled time of output `ch` inside the window `[from, until)` as of

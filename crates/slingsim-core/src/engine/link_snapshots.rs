@@ -1,8 +1,8 @@
 //! Link counters read at the times `sim.link_snapshots_ns` names, while
 //! the run goes on: one run gives what several runs ending at those times
-//! would, to within the one packet per link a switch may have decided to
-//! send but not yet started (docs/results.md), since a link's bytes and
-//! stalled time only grow. A recipe that
+//! would, since a link's bytes and stalled time only grow; a transmission a
+//! switch counted when it decided it, ahead of a start at or after the
+//! reading, is left out, as the shorter run's window leaves it out. A recipe that
 //! compares windows of one run (paper 004 Table 1: an idle job's router
 //! counters after one wait and after two) runs once instead of once per
 //! window.
@@ -46,11 +46,8 @@ impl Simulation {
     pub(super) fn take_link_snapshot(&mut self) {
         let (now, from, until) = (self.clock.now, self.clock.warmup, self.clock.window_end);
         let ch = &self.channels;
-        let taken = Taken {
-            at: now,
-            bytes: ch.tx.iter().map(|t| t.bytes).collect(),
-            stalled: self.net.channels.ids().map(|c| ch.stalled(c, now, from, until)).collect(),
-        };
+        let (bytes, stalled) = self.net.channels.ids().map(|c| ch.counted_before(c, now, from, until)).unzip();
+        let taken = Taken { at: now, bytes, stalled };
         self.link_snapshots.taken.push(taken);
     }
 

@@ -72,7 +72,8 @@ class Result:
         self.config = config
         self._tables: Dict[str, Any] = {
             "packets": packets, "links": links, "flows": flows,
-            "nic": nic, "timeline": timeline, "iterations": iterations, "link_snapshots": {} if link_snapshots is None else link_snapshots,
+            "nic": nic, "timeline": timeline, "iterations": iterations,
+            "link_snapshots": {} if link_snapshots is None else link_snapshots,
         }
 
     def _table(self, name: str) -> "pa.Table":

@@ -541,17 +541,12 @@ impl Channels {
         !self.ahead.is_empty()
     }
 
-    /// Output `ch`'s transmission starting at `start`, later than now, was
-    /// counted with `wire` bytes in the window, closing the stall that began
-    /// at `stall_from` (NEVER: none).
-    pub fn note_ahead(&mut self, ch: ChannelId, start: Ps, wire: u32, stall_from: Ps) {
+    /// Output `ch`'s transmission starting at `start`, later than now, is
+    /// counted with `wire` bytes in the window; called before it closes the
+    /// output's stall, if one is under way.
+    pub fn note_ahead(&mut self, ch: ChannelId, start: Ps, wire: u32) {
+        let stall_from = if self.tx[ch].stalling { self.stall_from[ch.index()] } else { NEVER };
         self.ahead[ch.index()] = Ahead { start, wire, stall_from };
-    }
-
-    /// When output `ch`'s stall began (meaningful while it stalls).
-    #[inline]
-    pub fn stall_began(&self, ch: ChannelId) -> Ps {
-        self.stall_from[ch.index()]
     }
 
     /// Bytes and stalled time of output `ch` as a run whose window `[from,

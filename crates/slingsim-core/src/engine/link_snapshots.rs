@@ -2,8 +2,8 @@
 //! the run goes on: one run gives what several runs ending at those times
 //! would, since a link's bytes and stalled time only grow; a transmission a
 //! switch counted when it decided it, ahead of a start at or after the
-//! reading, is left out, as the shorter run's window leaves it out. A recipe that
-//! compares windows of one run (paper 004 Table 1: an idle job's router
+//! reading, is left out, as the shorter run's window leaves it out. A
+//! recipe that compares windows of one run (paper 004 Table 1: an idle job's router
 //! counters after one wait and after two) runs once instead of once per
 //! window.
 

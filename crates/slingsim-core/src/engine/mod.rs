@@ -288,6 +288,7 @@ impl Simulation {
     /// of wall-clock time has passed ([`Slice::Paused`]: call again to go
     /// on): the Python binding runs in such slices so that Ctrl-C is
     /// answered within a fraction of a second.
+    ///
     /// A time `sim.link_snapshots_ns` names is run to first (the events
     /// before it, as in a run whose window ends there) and the link
     /// counters read there, so the run is the same with or without them.

@@ -610,16 +610,11 @@ impl Simulation {
     #[inline]
     pub(crate) fn account_transmission(&mut self, ch: ChannelId, start: Ps, ser: Ps, wire: u32) {
         let in_window = self.clock.in_window(start);
-        let ahead = start > self.clock.now && self.channels.tracks_ahead();
-        let mut closed = NEVER;
-        if self.channels.tx[ch].stalling {
-            if ahead {
-                closed = self.channels.stall_began(ch);
-            }
-            self.channels.unstall(ch, start, self.clock.warmup, self.clock.window_end);
+        if start > self.clock.now && self.channels.tracks_ahead() {
+            self.channels.note_ahead(ch, start, if in_window { wire } else { 0 });
         }
-        if ahead {
-            self.channels.note_ahead(ch, start, if in_window { wire } else { 0 }, closed);
+        if self.channels.tx[ch].stalling {
+            self.channels.unstall(ch, start, self.clock.warmup, self.clock.window_end);
         }
         self.channels.account(ch, ser, wire, in_window);
         self.measure.packet_hops += 1;

@@ -32,7 +32,8 @@ pub struct GraphTopology {
     /// `adj[adj_start[s]..adj_start[s+1]]`: switch-facing channels of switch s.
     adj_start: Vec<u32>,
     adj: Vec<Neighbor>,
-    /// Hops between switches, `u8::MAX` if unreachable (different planes).
+    /// Hops between switches, `u8::MAX` if unreachable (different planes):
+    /// `dist[d * switches + s]` is the distance from s to d.
     dist: Vec<u8>,
     /// Largest distance between two switches that hold endpoints (spines
     /// and core switches carry no traffic of their own): bounds every
@@ -252,30 +253,49 @@ impl GraphTopology {
         }
     }
 
+    /// Breadth-first search from every target over the reversed links:
+    /// row `target` of the table holds every switch's distance to it, so
+    /// routing, which scans a switch's neighbours for one target, reads
+    /// one row (a group's routers sit together in it) instead of one row
+    /// per neighbour.
     fn compute_distances(&mut self, has_endpoints: &[bool]) {
         let n = self.switches;
+        let mut rev_start = vec![0u32; n + 1];
+        for nb in &self.adj {
+            rev_start[nb.switch.index() + 1] += 1;
+        }
+        for t in 0..n {
+            rev_start[t + 1] += rev_start[t];
+        }
+        let mut fill = rev_start.clone();
+        let mut rev = vec![0u32; self.adj.len()];
+        for s in 0..n {
+            for nb in self.neighbors(SwitchId::from_index(s)) {
+                let t = nb.switch.index();
+                rev[fill[t] as usize] = s as u32;
+                fill[t] += 1;
+            }
+        }
         let mut queue = Vec::with_capacity(n);
-        for src in 0..n {
-            let row = src * n;
-            self.dist[row + src] = 0;
+        for target in 0..n {
+            let row = target * n;
+            self.dist[row + target] = 0;
             queue.clear();
-            queue.push(src as u32);
+            queue.push(target as u32);
             let mut head = 0;
             while head < queue.len() {
-                let s = queue[head] as usize;
+                let t = queue[head] as usize;
                 head += 1;
-                let d = self.dist[row + s];
-                let (lo, hi) = (self.adj_start[s] as usize, self.adj_start[s + 1] as usize);
-                for nb in &self.adj[lo..hi] {
-                    let t = nb.switch.index();
-                    if self.dist[row + t] == u8::MAX {
-                        self.dist[row + t] = d + 1;
-                        queue.push(t as u32);
+                let d = self.dist[row + t];
+                for &s in &rev[rev_start[t] as usize..rev_start[t + 1] as usize] {
+                    if self.dist[row + s as usize] == u8::MAX {
+                        self.dist[row + s as usize] = d + 1;
+                        queue.push(s);
                     }
                 }
             }
-            if has_endpoints[src] {
-                let far = queue.iter().filter(|&&t| has_endpoints[t as usize]).map(|&t| self.dist[row + t as usize] as u32).max().unwrap_or(0);
+            if has_endpoints[target] {
+                let far = queue.iter().filter(|&&s| has_endpoints[s as usize]).map(|&s| self.dist[row + s as usize] as u32).max().unwrap_or(0);
                 self.diameter = self.diameter.max(far);
             }
         }
@@ -302,7 +322,7 @@ impl GraphTopology {
     /// Hops from switch `s` to switch `d` (`u8::MAX` if unreachable).
     #[inline]
     pub fn distance(&self, s: SwitchId, d: SwitchId) -> u8 {
-        self.dist[s.index() * self.switches + d.index()]
+        self.dist[d.index() * self.switches + s.index()]
     }
 }
 

@@ -140,6 +140,32 @@ mod tests {
         assert_eq!(g.distance(SwitchId(0), SwitchId(24)), 4, "edge switches of two pods meet at a core switch");
     }
 
+    /// The table is filled by searching back from each target; a search
+    /// forward from each source over `neighbors` must find the same
+    /// distances (a tapered tree, so not every switch is alike).
+    #[test]
+    fn distances_match_a_forward_search() {
+        let b = build(&fattree(8, Some(0.5)), &LinkConfig::default(), &NicConfig::default()).unwrap();
+        let g = GraphTopology::new(b);
+        let n = g.switches();
+        for src in 0..n {
+            let mut dist = vec![u8::MAX; n];
+            dist[src] = 0;
+            let mut queue = std::collections::VecDeque::from([src]);
+            while let Some(s) = queue.pop_front() {
+                for nb in g.neighbors(SwitchId::from_index(s)) {
+                    if dist[nb.switch.index()] == u8::MAX {
+                        dist[nb.switch.index()] = dist[s] + 1;
+                        queue.push_back(nb.switch.index());
+                    }
+                }
+            }
+            for (d, &want) in dist.iter().enumerate() {
+                assert_eq!(g.distance(SwitchId::from_index(src), SwitchId::from_index(d)), want, "from switch {src} to {d}");
+            }
+        }
+    }
+
     #[test]
     fn taper_halves_the_core() {
         let b = build(&fattree(24, Some(0.5)), &LinkConfig::default(), &NicConfig::default()).unwrap();

@@ -134,7 +134,7 @@ QUICK_SIZES: Dict[str, Dict[str, Tuple[Size, ...]]] = {
         "halo3d": (Size(1_024, 10), Size(65_536, 2)),
     },
     # Daint's 8 B alltoall, as in the full study: at 1024 ranks Bruck's rounds send 4 KiB per rank, the one
-    # small test that moves enough data for DEFAULT to win (three runs, about 50 s on one core).
+    # small test that moves enough data for DEFAULT to win (three runs, 40-50 s each on one core).
     "aries-daint": {
         "alltoall": (Size(8, 3),),
     },
